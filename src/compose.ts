@@ -1,0 +1,31 @@
+import type { Config } from "./config/config.js";
+import type { Clock } from "./core/clock.js";
+import type { IdGenerator } from "./core/ids.js";
+import type { Sealer } from "./core/sealer.js";
+import type { Services } from "./http/app.js";
+import type { Metrics } from "./metrics/metrics.js";
+import type { Store } from "./store/store.js";
+import { Access } from "./tenancy/access.js";
+import { AuditLog } from "./tenancy/audit.js";
+import { TenancyService } from "./tenancy/tenancy-service.js";
+import { AccessTokens } from "./tenancy/tokens.js";
+
+export interface Infrastructure {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  metrics: Metrics;
+  sealer: Sealer;
+  log: import("pino").Logger;
+}
+
+/** Builds every capability once, from the infrastructure; shared by main.ts and the tests. */
+export function composeServices(infra: Infrastructure): Services {
+  const { store, clock, ids } = infra;
+  const access = new Access(store);
+  const audit = new AuditLog({ clock, ids });
+  const tokens = new AccessTokens({ store, clock, ids, access, audit });
+  const tenancy = new TenancyService({ store, clock, ids, access, audit });
+  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy };
+}

@@ -1,0 +1,175 @@
+import path from "node:path";
+
+/** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Public address forges call; delivery URLs are built from it. */
+  baseUrl: string;
+  dataDir: string;
+  /** postgres://… selects PostgreSQL; empty means the embedded SQLite file in dataDir. */
+  databaseUrl: string;
+  sqliteSync: "normal" | "full";
+  /** iap_… token that is a super-admin's from the first start on. */
+  adminToken: string;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** base64 of 32 bytes; empty means a key file in dataDir, created on first start. */
+  sealKey: string;
+  /** Retired seal keys (base64, comma-separated) that still open values sealed under them. */
+  sealKeysRetired: string[];
+  orgDefaults: OrgLimitDefaults;
+  /** Monthly webhook calls per org when neither org nor webhook sets one. */
+  webhookMonthlyCallsDefault: number;
+  syncDebounceMs: number;
+  syncMaxWaitMs: number;
+  /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
+  runner: "inprocess" | "none";
+  runnerConcurrency: number;
+  botsFile: string;
+  /** Login of the service's own forge bot, used until forge connections name one. */
+  forgeBotLogin: string;
+}
+
+/** Platform defaults of the launch gate (Limits rule 2): 0 means unlimited. */
+export interface OrgLimitDefaults {
+  maxConcurrentRuns: number;
+  launchRatePerMin: number;
+  monthlyCostCapMicroUsd: number;
+  monthlyRunQuota: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+
+  const host = read.string("SERVICE_HOST", "127.0.0.1");
+  const port = read.integer("SERVICE_PORT", 8080, 0, 65535);
+  const databaseUrl = read.string("SERVICE_DATABASE_URL", "");
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("SERVICE_DATABASE_URL: must start with postgres:// (leave it unset for SQLite)");
+  }
+  const baseUrl = read.string("SERVICE_BASE_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  if (!isHttpUrl(baseUrl)) problems.push("SERVICE_BASE_URL: must be an http(s) URL");
+  const adminToken = read.string("SERVICE_ADMIN_TOKEN", "");
+  if (adminToken && !/^iap_[A-Za-z0-9_-]{24,}$/.test(adminToken)) {
+    problems.push("SERVICE_ADMIN_TOKEN: must be iap_ followed by at least 24 characters of [A-Za-z0-9_-]");
+  }
+  const sealKey = read.string("SERVICE_SEAL_KEY", "");
+  if (sealKey && Buffer.from(sealKey, "base64").length !== 32) {
+    problems.push("SERVICE_SEAL_KEY: must be base64 of exactly 32 bytes");
+  }
+
+  const sealKeysRetired = read.string("SERVICE_SEAL_KEYS_RETIRED", "").split(",").map((k) => k.trim()).filter(Boolean);
+  if (sealKeysRetired.some((k) => Buffer.from(k, "base64").length !== 32)) {
+    problems.push("SERVICE_SEAL_KEYS_RETIRED: each key must be base64 of exactly 32 bytes");
+  }
+
+  const config: Config = {
+    host,
+    port,
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    dataDir: path.resolve(cwd, read.string("SERVICE_DATA_DIR", "data")),
+    databaseUrl,
+    sqliteSync: read.oneOf("SERVICE_SQLITE_SYNC", ["normal", "full"] as const, "normal"),
+    adminToken,
+    logLevel: read.oneOf("SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
+    sealKey,
+    sealKeysRetired,
+    orgDefaults: {
+      maxConcurrentRuns: lenientCount(env.SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS),
+      launchRatePerMin: lenientCount(env.SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN),
+      monthlyCostCapMicroUsd: Math.round(lenientNumber(env.SERVICE_ORG_DEFAULT_MONTHLY_COST_CAP_USD) * 1e6),
+      monthlyRunQuota: lenientCount(env.SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA),
+    },
+    webhookMonthlyCallsDefault: read.integer("SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT", 10_000, 0),
+    syncDebounceMs: read.duration("SERVICE_WEBHOOK_SYNC_DEBOUNCE", 3 * 60_000),
+    syncMaxWaitMs: read.duration("SERVICE_WEBHOOK_SYNC_MAX_WAIT", 15 * 60_000),
+    runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
+    runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
+    forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Limits rule 2: invalid, negative or unset values become 0. */
+function lenientNumber(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 0;
+  const n = Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+function lenientCount(raw: string | undefined): number {
+  return Math.floor(lenientNumber(raw));
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `90` (seconds), `500ms`, `30s`, `3m`, `1h`; `0` disables. */
+export function parseDuration(raw: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw);
+  if (!m) return undefined;
+  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? "s"]!);
+}
+
+class Reader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  string(name: string, fallback: string): string {
+    const raw = this.env[name];
+    return raw === undefined || raw === "" ? fallback : raw;
+  }
+
+  integer(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      this.problems.push(`${name}: must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return n;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.env[name];
+    if (raw === undefined || raw === "") return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name}: must be one of ${allowed.join(", ")}, got ${JSON.stringify(raw)}`);
+    return fallback;
+  }
+
+  duration(name: string, fallback: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const ms = parseDuration(raw);
+    if (ms === undefined) {
+      this.problems.push(`${name}: must be a duration such as 90, 30s, 3m or 500ms, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return ms;
+  }
+}

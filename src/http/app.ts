@@ -1,0 +1,90 @@
+import fastifySwagger from "@fastify/swagger";
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Config } from "../config/config.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { Store } from "../store/store.js";
+import type { Principal } from "../tenancy/access.js";
+import type { AccessTokens } from "../tenancy/tokens.js";
+import type { TenancyService } from "../tenancy/tenancy-service.js";
+import { installAuth } from "./auth.js";
+import { installErrorHandler } from "./error-handler.js";
+import { routeModules } from "./routes/index.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Reachable without a token (health, metrics, openapi, the delivery endpoint). */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+/** Everything the routes call: capabilities built once in the composition root. */
+export interface Services {
+  config: Config;
+  store: Store;
+  metrics: Metrics;
+  tokens: AccessTokens;
+  tenancy: TenancyService;
+}
+
+export type App = FastifyInstance<
+  import("node:http").Server,
+  import("node:http").IncomingMessage,
+  import("node:http").ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+  /** Largest request body accepted; forges send up to 25 MiB. */
+  bodyLimit?: number;
+  /** Told of every route as it is registered (the route-walk test uses it). */
+  onRoute?: (route: { method: string; url: string; public: boolean }) => void;
+}
+
+export async function buildApp(services: Services, options: AppOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    // Per-request access lines cost the delivery path; failures are logged by the hooks below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest("principal", undefined as unknown as Principal);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Bot gateway API", version: "0.15.0" },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token" } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  const observe = options.onRoute;
+  if (observe) {
+    app.addHook("onRoute", (r) => {
+      for (const method of ([] as string[]).concat(r.method)) {
+        if (method !== "HEAD") observe({ method, url: r.url, public: r.config?.public === true });
+      }
+    });
+  }
+  installErrorHandler(app);
+  installAuth(app, services.tokens);
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode >= 500) {
+      request.log.warn({ method: request.method, route: request.routeOptions.url, status: reply.statusCode }, "request failed");
+    }
+  });
+
+  for (const register of routeModules) await register(app, services);
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { ERROR_STATUS, ServiceError, type ErrorCode } from "../core/errors.js";
+import { isStoreUnavailable } from "../store/errors.js";
+
+/** The one error body: `{error, detail, field?}`; `error` is a stable code clients switch on. */
+export interface ErrorBody {
+  error: ErrorCode;
+  detail: string;
+  field?: string;
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, detail: string, field?: string, retryAfter?: number) {
+  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+  const body: ErrorBody = field === undefined ? { error: code, detail } : { error: code, detail, field };
+  return reply.code(ERROR_STATUS[code]).send(body);
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_request",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
+  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
+};
+
+/** Maps every thrown error to the one body shape; 5xx bodies say nothing internal. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof ServiceError) {
+      return sendError(reply, err.code, err.message, err.field, err.retryAfter);
+    }
+    if (err.validation) {
+      const first = err.validation[0];
+      const field = validationField(first as ValidationIssue | undefined);
+      const where = err.validationContext ?? "body";
+      const detail = `${where}${field ? `.${field}` : ""} ${first?.message ?? "is invalid"}`;
+      return sendError(reply, "invalid_request", detail, field || undefined);
+    }
+    const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
+    if (mapped) return sendError(reply, mapped, err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError ? "body is not valid JSON" : err.message);
+    if (err instanceof SyntaxError || (err.statusCode === 400 && !isStoreUnavailable(err))) {
+      return sendError(reply, "invalid_request", "request is malformed");
+    }
+    if (isStoreUnavailable(err)) {
+      request.log.error({ err }, "store unavailable");
+      return sendError(reply, "store_unavailable", "the store is unavailable; try again", undefined, 1);
+    }
+    request.log.error({ err }, "unhandled error");
+    return sendError(reply, "internal", "internal error");
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(reply, "not_found", `no route ${request.method} ${request.url.split("?")[0]}`));
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
+
+/** The dotted field a validation issue names: `vars.KEY`, `name`, or the missing/extra property. */
+function validationField(issue: ValidationIssue | undefined): string {
+  if (!issue) return "";
+  const base = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+  const params = issue.params ?? {};
+  const extra =
+    (params.additionalProperty as string | undefined) ??
+    (params.missingProperty as string | undefined) ??
+    firstOf(params.additionalProperties) ??
+    firstOf(params.requiredProperties);
+  return [base, extra].filter(Boolean).join(".");
+}
+
+function firstOf(v: unknown): string | undefined {
+  return Array.isArray(v) && typeof v[0] === "string" ? v[0] : undefined;
+}

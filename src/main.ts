@@ -1,0 +1,76 @@
+import path from "node:path";
+import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { createLogger } from "./config/logger.js";
+import { loadSealer } from "./config/seal-key.js";
+import { composeServices } from "./compose.js";
+import { systemClock } from "./core/clock.js";
+import { randomIds } from "./core/ids.js";
+import { buildApp } from "./http/app.js";
+import { Metrics } from "./metrics/metrics.js";
+import { openStore } from "./store/store.js";
+import { bootstrapAdmin } from "./tenancy/bootstrap.js";
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, "service.db"),
+    sqliteSync: config.sqliteSync,
+  });
+  log.info({ store: store.kind, dataDir: store.kind === "sqlite" ? config.dataDir : undefined }, "store open, migrations applied");
+
+  const sealer = loadSealer(config, (message) => log.warn(message));
+  const metrics = new Metrics();
+  const services = composeServices({ config, store, clock: systemClock, ids: randomIds, metrics, sealer, log });
+
+  const boot = await bootstrapAdmin({ store, clock: systemClock, ids: randomIds, tokens: services.tokens }, config.adminToken);
+  if (boot.kind === "minted") {
+    // Printed once, on stdout, outside the JSON log: the only copy of the first admin token.
+    process.stdout.write(`\nSuper-admin token (shown once, store it now):\n\n  ${boot.token}\n\n`);
+  } else if (boot.kind === "env-token" && boot.created) {
+    log.info("SERVICE_ADMIN_TOKEN registered as the super-admin's token");
+  }
+
+  const app = await buildApp(services, { logger: log });
+  await app.listen({ host: config.host, port: config.port });
+  log.info({ url: config.baseUrl }, "listening");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping: no new requests, finishing in-flight ones");
+    const force = setTimeout(() => {
+      log.error("in-flight work did not finish in 25 s; exiting");
+      process.exit(1);
+    }, 25_000);
+    force.unref();
+    try {
+      await app.close();
+      await store.close();
+      log.info("stopped");
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "error while stopping");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

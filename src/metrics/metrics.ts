@@ -1,0 +1,49 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * The service_* metric catalog, on a registry of its own. No metric carries a tenant label:
+ * label values come from closed sets (provider, status, reason, result, step).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly webhookDeliveries = this.counter("service_webhook_deliveries_total", "Every delivery's terminal status", ["provider", "status"]);
+  readonly webhookThrottled = this.counter("service_webhook_throttled_total", "Deliveries throttled before processing", ["provider", "reason"]);
+  readonly launchDenied = this.counter("service_launch_denied_total", "Launches denied by the gate", ["reason"]);
+  readonly launchGateErrors = this.counter(
+    "service_launch_gate_errors_total",
+    "Launch gate store errors; the gate failed open (stage: check or meter)",
+    ["stage"],
+  );
+  readonly authLogins = this.counter("service_auth_logins_total", "Login attempts", ["result"]);
+  readonly authPasswordResets = this.counter("service_auth_password_resets_total", "Password reset flow", ["step"]);
+  readonly dlqDepth = this.gauge("service_dlq_depth", "Runs parked on the dead-letter queue");
+  readonly orphanRecovered = this.counter("service_runs_orphan_recovered_total", "Orphan sweeper flips to failed_resumable");
+  readonly usageWindowBlocked = this.counter("service_runs_usage_window_blocked_total", "Runs stopped by an exhausted provider window");
+  readonly retryScheduled = this.counter("service_runs_retry_scheduled_total", "Automatic retries armed");
+  readonly retryResumed = this.counter("service_runs_retry_resumed_total", "Retry sweeper outcomes", ["result"]);
+  readonly retryPending = this.gauge("service_runs_retry_pending", "Due retries seen in the latest sweep");
+  readonly retrySweeps = this.counter("service_runs_retry_sweeps_total", "Sweeper passes");
+  readonly runnerHeartbeatErrors = this.counter("service_runner_heartbeat_errors_total", "Runner heartbeats that failed");
+  readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "service_" });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []) {
+    return new Counter<L>({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string) {
+    return new Gauge({ name, help, registers: [this.registry] });
+  }
+}

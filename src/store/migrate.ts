@@ -1,0 +1,13 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { migrations } from "./migrations/index.js";
+
+/** Applies every pending migration, in name order, under Kysely's migration lock. */
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations as Record<string, Migration> };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`migration ${failed} failed`, { cause: error });
+  }
+}

@@ -1,0 +1,87 @@
+/** Timestamps are integer milliseconds since the epoch; booleans are 0/1; JSON is text. */
+export interface OrgsTable {
+  id: string;
+  name: string;
+  status: "active" | "suspended" | "read-only";
+  monthly_cost_cap_micro: number;
+  monthly_run_quota: number;
+  memory_quota_bytes: number;
+  /** `all` (every team of the org), `none`, or a JSON array of team ids. */
+  credential_audience: string;
+  monthly_webhook_calls: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TeamsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  status: "active" | "suspended" | "read-only";
+  max_concurrent_runs: number;
+  launch_rate_per_min: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: string;
+  login: string;
+  name: string;
+  super_admin: number;
+  created_at: number;
+}
+
+export interface OrgMembersTable {
+  org_id: string;
+  user_id: string;
+  role: "member" | "admin";
+  created_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: string;
+  user_id: string;
+  role: "member" | "admin";
+  created_at: number;
+}
+
+export interface AccessTokensTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the token: the lookup key; the plaintext is kept nowhere. */
+  fingerprint: string;
+  /** Salted SHA-256, checked after the lookup. */
+  hash: string;
+  last4: string;
+  /** `user`, `admin` (minted by a super-admin), `env` (SERVICE_ADMIN_TOKEN) or `bootstrap`. */
+  source: string;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  actor_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  org_id: string | null;
+  team_id: string | null;
+  /** JSON object; never holds a secret. */
+  detail: string;
+}
+
+export interface TenancyTables {
+  orgs: OrgsTable;
+  teams: TeamsTable;
+  users: UsersTable;
+  org_members: OrgMembersTable;
+  team_members: TeamMembersTable;
+  access_tokens: AccessTokensTable;
+  audit_log: AuditLogTable;
+}

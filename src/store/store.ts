@@ -1,0 +1,131 @@
+import fs from "node:fs";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SelectQueryBuilder,
+} from "kysely";
+import pg from "pg";
+import type { Database } from "./schema/index.js";
+import { migrateToLatest } from "./migrate.js";
+
+export type StoreKind = "sqlite" | "postgres";
+export type Db = Kysely<Database>;
+
+/**
+ * The one handle on persistent state. Capabilities call the named operations of the
+ * store modules with `db` (or the transaction handle `tx` gives them); database
+ * differences stay behind {@link Store.kind} inside store/.
+ */
+export interface Store {
+  readonly kind: StoreKind;
+  readonly db: Db;
+  /**
+   * Runs `fn` in one transaction. SQLite takes the write lock at BEGIN (IMMEDIATE), so
+   * transactions are serial; PostgreSQL runs READ COMMITTED, and operations that must be
+   * exact lock the rows they decide on ({@link lockForUpdate}).
+   */
+  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** postgres://… or empty for SQLite. */
+  databaseUrl: string;
+  /** SQLite file; `:memory:` for a private in-memory store. */
+  sqlitePath?: string;
+  sqliteSync?: "normal" | "full";
+  /** PostgreSQL schema to use (tests use one schema per store). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+  migrate?: boolean;
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = options.databaseUrl ? openPostgres(options) : openSqlite(options);
+  if (options.migrate !== false) await migrateToLatest(store.db);
+  return store;
+}
+
+/** Adds FOR UPDATE where the store has row locks; SQLite's write lock already serialises. */
+export function lockForUpdate<QB extends SelectQueryBuilder<Database, keyof Database, object>>(
+  kind: StoreKind,
+  qb: QB,
+): QB {
+  return kind === "postgres" ? (qb.forUpdate() as QB) : qb;
+}
+
+function openSqlite(options: StoreOptions): Store {
+  const file = options.sqlitePath ?? ":memory:";
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma("journal_mode = WAL");
+  raw.pragma(`synchronous = ${options.sqliteSync === "full" ? "FULL" : "NORMAL"}`);
+  raw.pragma("busy_timeout = 5000");
+  raw.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(raw) });
+  return {
+    kind: "sqlite",
+    db,
+    tx: (fn) => db.transaction().execute(fn),
+    ping: async () => {
+      raw.prepare("select 1").get();
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** SQLite dialect whose transactions begin IMMEDIATE: no lock-upgrade deadlocks between processes. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly raw: BetterSqlite3.Database) {
+    super({ database: raw });
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.raw });
+  }
+  override createAdapter() {
+    return new SqliteAdapter();
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+const INT8_OID = 20;
+
+function openPostgres(options: StoreOptions): Store {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.pgPoolSize ?? 10,
+    // bigint columns hold epoch milliseconds and micro-USD: all well inside 2^53.
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text"),
+    } as pg.CustomTypesConfig,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+  });
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on("error", () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: "postgres",
+    db,
+    tx: (fn) => db.transaction().execute(fn),
+    ping: async () => {
+      await pool.query("select 1");
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,93 @@
+import type { Clock } from "../core/clock.js";
+import { invalid, notFound } from "../core/errors.js";
+import type { IdGenerator } from "../core/ids.js";
+import { hashToken, last4, mintToken, sha256Hex, verifyTokenHash } from "../core/secrets.js";
+import type { Db, Store } from "../store/store.js";
+import * as t from "../store/tenancy.js";
+import type { Access, Principal } from "./access.js";
+import type { AuditLog } from "./audit.js";
+import { tokenView } from "./views.js";
+
+export const PAT_PREFIX = "iap_";
+/** last_used_at is written at most this often per token, to keep reads free of writes. */
+const TOUCH_EVERY_MS = 60_000;
+const MAX_LIFETIME_DAYS = 3650;
+
+export interface TokenDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  access: Access;
+  audit: AuditLog;
+}
+
+/** Personal access tokens: minted once, stored as fingerprint + salted hash, checked per request. */
+export class AccessTokens {
+  constructor(private readonly deps: TokenDeps) {}
+
+  /** The principal behind a bearer token, or undefined when it is unknown, revoked or expired. */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    if (!token.startsWith(PAT_PREFIX)) return undefined;
+    const row = await t.findAccessTokenByFingerprint(this.deps.store.db, sha256Hex(token));
+    if (!row || !verifyTokenHash(token, row.hash)) return undefined;
+    const now = this.deps.clock.now();
+    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
+    if (row.last_used_at === null || now - row.last_used_at >= TOUCH_EVERY_MS) {
+      await t.touchAccessToken(this.deps.store.db, row.id, now);
+    }
+    return { userId: row.user_id, login: row.login, superAdmin: row.super_admin === 1, tokenId: row.id };
+  }
+
+  async create(p: Principal, input: { name: string; expires_in_days?: number }) {
+    return this.mint(p, p.userId, input, "user");
+  }
+
+  /** A super-admin mints a token for any user. */
+  async createFor(p: Principal, userId: string, input: { name: string; expires_in_days?: number }) {
+    this.deps.access.requireSuperAdmin(p);
+    if (!(await t.findUser(this.deps.store.db, userId))) throw notFound("user");
+    return this.mint(p, userId, input, "admin");
+  }
+
+  async list(p: Principal) {
+    return (await t.listAccessTokens(this.deps.store.db, p.userId)).map(tokenView);
+  }
+
+  async revoke(p: Principal, tokenId: string): Promise<void> {
+    await this.deps.store.tx(async (tx) => {
+      if (!(await t.revokeAccessToken(tx, p.userId, tokenId, this.deps.clock.now()))) throw notFound("token");
+      await this.deps.audit.record(tx, { actorId: p.userId, action: "token.revoke", targetType: "token", targetId: tokenId });
+    });
+  }
+
+  /** Stores a given plaintext (bootstrap, SERVICE_ADMIN_TOKEN); returns its row id. */
+  async store(db: Db, userId: string, token: string, name: string, source: string): Promise<string> {
+    const id = this.deps.ids.next("pat");
+    await t.insertAccessToken(db, {
+      id, user_id: userId, name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
+      source, created_at: this.deps.clock.now(), expires_at: null, last_used_at: null, revoked_at: null,
+    });
+    return id;
+  }
+
+  private async mint(p: Principal, userId: string, input: { name: string; expires_in_days?: number }, source: string) {
+    const days = input.expires_in_days;
+    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_LIFETIME_DAYS)) {
+      throw invalid("expires_in_days", `expires_in_days must be a whole number from 1 to ${MAX_LIFETIME_DAYS}`);
+    }
+    const token = mintToken(PAT_PREFIX);
+    const now = this.deps.clock.now();
+    const id = this.deps.ids.next("pat");
+    const row = {
+      id, user_id: userId, name: input.name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
+      source, created_at: now, expires_at: days === undefined ? null : now + days * 86_400_000, last_used_at: null, revoked_at: null,
+    };
+    await this.deps.store.tx(async (tx) => {
+      await t.insertAccessToken(tx, row);
+      await this.deps.audit.record(tx, {
+        actorId: p.userId, action: "token.create", targetType: "token", targetId: id, detail: { user_id: userId, name: input.name },
+      });
+    });
+    return { ...tokenView(row), token };
+  }
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import pg from "pg";
+import { loadConfig, type Config } from "../config/config.js";
+import { createLogger } from "../config/logger.js";
+import { composeServices } from "../compose.js";
+import { ManualClock } from "../core/clock.js";
+import { randomIds } from "../core/ids.js";
+import { Sealer } from "../core/sealer.js";
+import { buildApp, type App, type Services } from "../http/app.js";
+import { Metrics } from "../metrics/metrics.js";
+import { openStore, type Store, type StoreKind } from "../store/store.js";
+import { bootstrapAdmin } from "../tenancy/bootstrap.js";
+
+/** SQLite always; PostgreSQL too when SERVICE_TEST_DATABASE_URL names a server. */
+export function storeKinds(): StoreKind[] {
+  return process.env.SERVICE_TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
+}
+
+export interface TestStore {
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated store: a private SQLite database, or a new PostgreSQL schema. */
+export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:"): Promise<TestStore> {
+  if (kind === "sqlite") {
+    const store = await openStore({ databaseUrl: "", sqlitePath });
+    return { store, close: () => store.close() };
+  }
+  const url = process.env.SERVICE_TEST_DATABASE_URL;
+  if (!url) throw new Error("SERVICE_TEST_DATABASE_URL is not set");
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const store = await openStore({ databaseUrl: url, pgSchema: schema, pgPoolSize: 20 });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  store: Store;
+  clock: ManualClock;
+  config: Config;
+  /** The super-admin's token. */
+  adminToken: string;
+  /** Every log line the app wrote, as JSON text. */
+  logs: string[];
+  /** Every route registered, HEAD left out. */
+  routes: { method: string; url: string; public: boolean }[];
+  close(): Promise<void>;
+}
+
+export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
+
+/** The real app on a real store, with a manual clock and a captured log. */
+export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+  const { store, close } = await openTestStore(kind);
+  const config = loadConfig({ SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SERVICE_RUNNER: "none", ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const log = createLogger("debug", sink);
+  const clock = new ManualClock();
+  const sealer = new Sealer("test", { test: randomBytes(32) });
+  const metrics = new Metrics({ processMetrics: false });
+  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log });
+  await bootstrapAdmin({ store, clock, ids: randomIds, tokens: services.tokens }, config.adminToken);
+  const routes: TestApp["routes"] = [];
+  const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
+  await app.ready();
+  return {
+    app, services, store, clock, config, adminToken: config.adminToken, logs, routes,
+    close: async () => {
+      await app.close();
+      await close();
+    },
+  };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/** A JSON client over `inject` that presents a bearer token. */
+export function client(app: App, token?: string) {
+  const call = async <T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
+    const res = await app.inject({
+      method: method as "GET",
+      url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      ...(body !== undefined ? { payload: body as object } : {}),
+    });
+    const text = res.body;
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON (metrics text): keep the text.
+    }
+    return { status: res.statusCode, body: parsed as T, headers: res.headers };
+  };
+  return {
+    get: <T = any>(url: string) => call<T>("GET", url),
+    post: <T = any>(url: string, body?: unknown) => call<T>("POST", url, body ?? {}),
+    patch: <T = any>(url: string, body: unknown) => call<T>("PATCH", url, body),
+    put: <T = any>(url: string, body: unknown) => call<T>("PUT", url, body),
+    delete: <T = any>(url: string) => call<T>("DELETE", url),
+    call,
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** An org with one team and users in the usual roles, each with its own token. */
+export async function seedTenancy(t: TestApp) {
+  const admin = client(t.app, t.adminToken);
+  const org = (await admin.post("/api/admin/orgs", { name: "Acme" })).body;
+  const team = (await admin.post(`/api/orgs/${org.id}/teams`, { name: "Platform" })).body;
+  const otherTeam = (await admin.post(`/api/orgs/${org.id}/teams`, { name: "Other" })).body;
+  const user = async (login: string) => {
+    const u = (await admin.post("/api/admin/users", { login })).body;
+    const tok = (await admin.post(`/api/admin/users/${u.id}/tokens`, { name: "test" })).body;
+    return { id: u.id as string, token: tok.token as string, api: client(t.app, tok.token) };
+  };
+  const member = await user("member");
+  const teamAdmin = await user("team-admin");
+  const orgAdmin = await user("org-admin");
+  const outsider = await user("outsider");
+  await admin.put(`/api/teams/${team.id}/members/${member.id}`, { role: "member" });
+  await admin.put(`/api/teams/${team.id}/members/${teamAdmin.id}`, { role: "admin" });
+  await admin.put(`/api/orgs/${org.id}/members/${orgAdmin.id}`, { role: "admin" });
+  await admin.put(`/api/teams/${otherTeam.id}/members/${outsider.id}`, { role: "admin" });
+  return { admin, org, team, otherTeam, member, teamAdmin, orgAdmin, outsider };
+}
