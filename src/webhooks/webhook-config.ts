@@ -1,0 +1,101 @@
+/**
+ * The webhook config record of the spec's field table, as capabilities see it. The token's
+ * hash, fingerprint and sealed HMAC secret are kept apart ({@link WebhookSecrets}) so a
+ * config can be logged, listed and returned without them.
+ */
+export type ProviderName = "forge_a" | "forge_b" | "forge_c" | "generic";
+export const PROVIDERS: readonly ProviderName[] = ["forge_a", "forge_b", "forge_c", "generic"];
+
+/** Aliases accepted on input; stored and returned as the canonical spec names. */
+export const PROVIDER_ALIASES: Record<string, ProviderName> = {
+  forge_a: "forge_a", gitlab: "forge_a",
+  forge_b: "forge_b", github: "forge_b",
+  forge_c: "forge_c", forgejo: "forge_c", gitea: "forge_c", gogs: "forge_c",
+  generic: "generic",
+};
+
+export type SignMode = "token" | "hmac";
+export type Overlap = "" | "allow" | "skip" | "supersede";
+/** Repository roles, lowest first; forge-specific roles map onto these. */
+export const REPLIER_ROLES = ["guest", "reporter", "developer", "maintainer", "owner"] as const;
+export type ReplierRole = (typeof REPLIER_ROLES)[number];
+
+/** One entry per co-enabled bot (spec "Bot rule"). */
+export interface BotRule {
+  bot_id: string;
+  /** Normalised event kinds the bot claims; empty for a command-only bot. */
+  events: string[];
+  /** Command name → when the bot claims it (`always`, `when_args_empty`, `when_args_present`). */
+  commands: Record<string, "always" | "when_args_empty" | "when_args_present">;
+  author_allowlist: string[];
+  author_denylist: string[];
+  author_scope: "shared" | "exclusive";
+  label_filter: string[];
+  launch_vars: Record<string, string>;
+}
+
+export interface WebhookConfig {
+  id: string;
+  tenant_id: string;
+  provider: ProviderName;
+  name: string;
+  enabled: boolean;
+  token_last4: string;
+  sign_mode: SignMode;
+  rate: number;
+  burst: number;
+  monthly_call_limit: number;
+  event_allowlist: string[];
+  label_allowlist: string[];
+  hold_labels: string[];
+  project_allowlist: string[];
+  author_allowlist: string[];
+  bot_ids: string[];
+  wildcard_bots: boolean;
+  default_bot_id: string | null;
+  /** Present on fan-out configs; null keeps the legacy single-bot behaviour and keys. */
+  bot_rules: BotRule[] | null;
+  launch_vars: Record<string, string>;
+  operator_launch_vars: Record<string, string>;
+  /** Provider name (e.g. anthropic, openai) → id of a stored API key of the same team/org. */
+  key_overrides: Record<string, string>;
+  /** Workflow-secret name → id of a stored secret. */
+  secret_overrides: Record<string, string>;
+  review_request_logins: string[];
+  review_on_sync: boolean;
+  overlap: Overlap;
+  /** Retry policy for usage-window deaths; null means "inherit from lower layers". */
+  retry_usage_window: boolean | null;
+  retry_max_attempts: number | null;
+  /** Seconds. */
+  retry_max_wait: number | null;
+  /** 0..1 fraction of the wait. */
+  retry_jitter: number | null;
+  forge_base_url: string | null;
+  /** Id of a stored key (provider `forge`) used as fallback forge client and the bot's write identity. */
+  forge_token: string | null;
+  authorized_repliers: string[];
+  min_replier_role: ReplierRole;
+  branch_improve_as_pr: boolean;
+  auto_implement_on_open: boolean;
+  provisioned_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What proves a delivery: never returned, listed or logged. */
+export interface WebhookSecrets {
+  /** Salted SHA-256 of the token (`salt$hash`). */
+  token_hash: string;
+  /** SHA-256 hex of the token. */
+  token_fingerprint: string;
+  /** The plaintext sealed under the webhook id, for HMAC verification; null in pure token mode. */
+  sealed_secret: { keyId: string; blob: string } | null;
+}
+
+/** Default sign mode per provider: forge_b and forge_c are forced to hmac. */
+export function defaultSignMode(provider: ProviderName): SignMode {
+  return provider === "forge_b" || provider === "forge_c" ? "hmac" : "token";
+}
+
+export const WEBHOOK_TOKEN_PREFIX = "wh_";
