@@ -28,7 +28,13 @@ export class Metrics {
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
 
   constructor(options: { processMetrics?: boolean } = {}) {
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "service_" });
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: "service_" });
+      // prom-client names these gauges *_total, which promtool rightly rejects.
+      for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"]) {
+        this.registry.removeSingleMetric(`service_nodejs_${name}`);
+      }
+    }
   }
 
   text(): Promise<string> {
