@@ -9,6 +9,10 @@ import { Access } from "./tenancy/access.js";
 import { AuditLog } from "./tenancy/audit.js";
 import { TenancyService } from "./tenancy/tenancy-service.js";
 import { AccessTokens } from "./tenancy/tokens.js";
+import { BotCatalog } from "./bots/bot-catalog.js";
+import { CredentialStore } from "./credentials/credential-store.js";
+import { WebhookAuth } from "./webhooks/webhook-auth.js";
+import { WebhookService } from "./webhooks/webhook-service.js";
 
 export interface Infrastructure {
   config: Config;
@@ -27,5 +31,11 @@ export function composeServices(infra: Infrastructure): Services {
   const audit = new AuditLog({ clock, ids });
   const tokens = new AccessTokens({ store, clock, ids, access, audit });
   const tenancy = new TenancyService({ store, clock, ids, access, audit });
-  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy };
+  const bots = new BotCatalog({ store, clock, access, audit });
+  const credentials = new CredentialStore({ store, clock, ids, sealer: infra.sealer, access, audit });
+  const webhooks = new WebhookService({
+    store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl,
+  });
+  const webhookAuth = new WebhookAuth({ store, sealer: infra.sealer });
+  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots };
 }

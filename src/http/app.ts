@@ -7,6 +7,10 @@ import type { Store } from "../store/store.js";
 import type { Principal } from "../tenancy/access.js";
 import type { AccessTokens } from "../tenancy/tokens.js";
 import type { TenancyService } from "../tenancy/tenancy-service.js";
+import type { BotCatalog } from "../bots/bot-catalog.js";
+import type { CredentialStore } from "../credentials/credential-store.js";
+import type { WebhookAuth } from "../webhooks/webhook-auth.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
 import { installAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
@@ -28,6 +32,10 @@ export interface Services {
   metrics: Metrics;
   tokens: AccessTokens;
   tenancy: TenancyService;
+  webhooks: WebhookService;
+  webhookAuth: WebhookAuth;
+  credentials: CredentialStore;
+  bots: BotCatalog;
 }
 
 export type App = FastifyInstance<

@@ -3,8 +3,11 @@ import { registerOrgRoutes } from "./orgs.js";
 import { registerSystemRoutes } from "./system.js";
 import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
+import { registerWebhookRoutes } from "./webhooks.js";
+import { registerCredentialRoutes } from "./credentials.js";
+import { registerBotRoutes } from "./bots.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
 /** Every route file, registered in this order. */
-export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes];
+export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes];

@@ -1,7 +1,11 @@
 import type { Migration } from "kysely";
 import { m0001Tenancy } from "./0001-tenancy.js";
+import { m0002Webhooks } from "./0002-webhooks.js";
+import { m0004Intake } from "./0004-intake.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
   "0001_tenancy": m0001Tenancy,
+  "0002_webhooks": m0002Webhooks,
+  "0004_intake": m0004Intake,
 };

@@ -1,4 +1,8 @@
+import type { IntakeTables } from "./intake.js";
 import type { TenancyTables } from "./tenancy.js";
+import type { WebhookTables } from "./webhooks.js";
+import type { CredentialTables } from "./credentials.js";
+import type { BotTables } from "./bots.js";
 
 /** Every table of the store, one interface per capability's group. */
-export interface Database extends TenancyTables {}
+export interface Database extends TenancyTables, WebhookTables, CredentialTables, BotTables, IntakeTables {}

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
+import { admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
+
+describe.each(storeKinds())("webhook call admission on %s", (kind) => {
+  let ts: TestStore;
+  beforeAll(async () => {
+    ts = await openTestStore(kind);
+  });
+  afterAll(() => ts.close());
+
+  const limits = (over: Partial<CallLimits>): CallLimits => ({
+    webhookId: "whk_a", orgId: "org_a", rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: "2026-11", now: 0, ...over,
+  });
+  const admitMany = (n: number, l: CallLimits) =>
+    Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, ts.store.kind, l))));
+
+  it("admits exactly burst calls of 200 parallel ones at the bucket", async () => {
+    const results = await admitMany(200, limits({ webhookId: "whk_bucket", burst: 10 }));
+    expect(results.filter((r) => r.kind === "admitted")).toHaveLength(10);
+    expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(190);
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_bucket", "2026-11")).toBe(10);
+  });
+
+  it("admits exactly the org quota; denied calls leave the counters unchanged", async () => {
+    const l = limits({ webhookId: "whk_quota", orgId: "org_quota", burst: 1000, orgMonthlyCalls: 7 });
+    const results = await admitMany(200, l);
+    expect(results.filter((r) => r.kind === "admitted")).toHaveLength(7);
+    expect(results.filter((r) => r.kind === "quota_exceeded")).toHaveLength(193);
+    expect(await monthlyWebhookCalls(ts.store.db, "org:org_quota", "2026-11")).toBe(7);
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_quota", "2026-11")).toBe(7);
+  });
+
+  it("caps one webhook below the org quota and counts a new month afresh", async () => {
+    const l = limits({ webhookId: "whk_own", orgId: "org_own", burst: 1000, orgMonthlyCalls: 100, webhookMonthlyCalls: 2 });
+    const results = await admitMany(5, l);
+    expect(results.map((r) => r.kind).sort()).toEqual(["admitted", "admitted", "quota_exceeded", "quota_exceeded", "quota_exceeded"]);
+    expect(results.find((r) => r.kind === "quota_exceeded")).toEqual({ kind: "quota_exceeded", scope: "webhook" });
+    const december = await admitMany(1, { ...l, month: "2026-12" });
+    expect(december[0]?.kind).toBe("admitted");
+  });
+
+  it("refills the bucket over time at the webhook's rate", async () => {
+    const l = limits({ webhookId: "whk_refill", burst: 2, rate: 0.5 });
+    await admitMany(2, l);
+    expect((await admitMany(1, { ...l, now: 1000 }))[0]).toEqual({ kind: "rate_limited", retryAfterSeconds: 1 });
+    expect((await admitMany(1, { ...l, now: 2000 }))[0]?.kind).toBe("admitted");
+  });
+});

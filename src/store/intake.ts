@@ -1,0 +1,86 @@
+import { takeToken } from "../core/token-bucket.js";
+import { lockForUpdate, type Db, type StoreKind } from "./store.js";
+
+export type CallAdmission =
+  | { kind: "admitted" }
+  | { kind: "rate_limited"; retryAfterSeconds: number }
+  | { kind: "quota_exceeded"; scope: "org" | "webhook" };
+
+export interface CallLimits {
+  webhookId: string;
+  orgId: string;
+  rate: number;
+  burst: number;
+  /** 0 means unlimited. */
+  orgMonthlyCalls: number;
+  /** 0 inherits the org's cap alone. */
+  webhookMonthlyCalls: number;
+  month: string;
+  now: number;
+}
+
+/**
+ * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
+ * in the caller's transaction. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
+ * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
+ */
+export async function admitWebhookCall(tx: Db, kind: StoreKind, l: CallLimits): Promise<CallAdmission> {
+  // The row must exist before it can be locked: a new bucket starts full.
+  await tx
+    .insertInto("webhook_buckets")
+    .values({ webhook_id: l.webhookId, tokens: l.burst, updated_at: l.now })
+    .onConflict((oc) => oc.column("webhook_id").doNothing())
+    .execute();
+  const bucket = await lockForUpdate(
+    kind,
+    tx.selectFrom("webhook_buckets").select(["tokens", "updated_at"]).where("webhook_id", "=", l.webhookId),
+  ).executeTakeFirst();
+  const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, l.rate, l.burst, l.now);
+  if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
+  await tx
+    .updateTable("webhook_buckets")
+    .set({ tokens: verdict.next.tokens, updated_at: verdict.next.updatedAt })
+    .where("webhook_id", "=", l.webhookId)
+    .execute();
+
+  const orgScope = `org:${l.orgId}`;
+  const hookScope = `webhook:${l.webhookId}`;
+  await tx
+    .insertInto("webhook_call_counters")
+    .values([
+      { scope: orgScope, month: l.month, calls: 0 },
+      { scope: hookScope, month: l.month, calls: 0 },
+    ])
+    .onConflict((oc) => oc.columns(["scope", "month"]).doNothing())
+    .execute();
+  const rows = await lockForUpdate(
+    kind,
+    tx
+      .selectFrom("webhook_call_counters")
+      .select(["scope", "calls"])
+      .where("month", "=", l.month)
+      .where("scope", "in", [orgScope, hookScope])
+      .orderBy("scope"),
+  ).execute();
+  const calls = (scope: string) => rows.find((r) => r.scope === scope)?.calls ?? 0;
+  if (l.orgMonthlyCalls > 0 && calls(orgScope) >= l.orgMonthlyCalls) return { kind: "quota_exceeded", scope: "org" };
+  if (l.webhookMonthlyCalls > 0 && calls(hookScope) >= l.webhookMonthlyCalls) return { kind: "quota_exceeded", scope: "webhook" };
+  await tx
+    .updateTable("webhook_call_counters")
+    .set((eb) => ({ calls: eb("calls", "+", 1) }))
+    .where("month", "=", l.month)
+    .where("scope", "in", [orgScope, hookScope])
+    .execute();
+  return { kind: "admitted" };
+}
+
+/** Webhook calls this month, for an org or one webhook. */
+export async function monthlyWebhookCalls(db: Db, scope: `org:${string}` | `webhook:${string}`, month: string): Promise<number> {
+  const row = await db
+    .selectFrom("webhook_call_counters")
+    .select("calls")
+    .where("scope", "=", scope)
+    .where("month", "=", month)
+    .executeTakeFirst();
+  return row?.calls ?? 0;
+}

@@ -1,0 +1,95 @@
+import type { ColumnType } from "kysely";
+
+/**
+ * Webhook configs and their delivery log. Timestamps are epoch ms; booleans 0/1; lists and
+ * maps are JSON text. The token hash, fingerprint and sealed secret sit in the row but are
+ * split off before a config leaves src/webhooks.
+ */
+export interface WebhooksTable {
+  id: string;
+  tenant_id: string;
+  provider: string;
+  name: string;
+  enabled: number;
+  sign_mode: string;
+  rate: number;
+  burst: number;
+  monthly_call_limit: number;
+  event_allowlist: string;
+  label_allowlist: string;
+  hold_labels: string;
+  project_allowlist: string;
+  author_allowlist: string;
+  bot_ids: string;
+  wildcard_bots: number;
+  default_bot_id: string | null;
+  /** JSON array, or null for a legacy single-bot config. */
+  bot_rules: string | null;
+  launch_vars: string;
+  operator_launch_vars: string;
+  key_overrides: string;
+  secret_overrides: string;
+  review_request_logins: string;
+  review_on_sync: number;
+  overlap: string;
+  retry_usage_window: number | null;
+  retry_max_attempts: number | null;
+  retry_max_wait: number | null;
+  retry_jitter: number | null;
+  forge_base_url: string | null;
+  forge_token: string | null;
+  authorized_repliers: string;
+  min_replier_role: string;
+  branch_improve_as_pr: number;
+  auto_implement_on_open: number;
+  provisioned_by: string | null;
+  /** Salted SHA-256 of the token, `salt$hash`. */
+  token_hash: string;
+  /** SHA-256 hex of the token. */
+  token_fingerprint: string;
+  token_last4: string;
+  /** Token plaintext sealed under the webhook id (HMAC-capable configs only). */
+  sealed_key_id: string | null;
+  sealed_blob: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type DeliveryStatus =
+  | "accepted" | "launched" | "duplicate" | "filtered" | "invalid" | "rate_limited" | "quota_exceeded" | "launch_error";
+
+/** One row per delivery outcome; never holds the payload, only its hash. No FK: rows outlive their webhook. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant_id: string;
+  webhook_id: string;
+  provider: string;
+  status: DeliveryStatus;
+  idempotency_key: string;
+  payload_sha256: string | null;
+  event_kind: string | null;
+  event_action: string | null;
+  project_path: string | null;
+  subject_id: string | null;
+  subject_sha: string | null;
+  parent_subject_id: string | null;
+  source_ip: string | null;
+  bot_id: string | null;
+  run_id: string | null;
+  /** Human-readable filter or invalid reason. */
+  reason: string | null;
+  /** Stable denial token of the launch gate on launch_error rows. */
+  denial_reason: string | null;
+  /** The forge's own delivery id header. */
+  forge_delivery_id: string | null;
+  launched_at: number | null;
+  failed_at: number | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookTables {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}

@@ -1,0 +1,200 @@
+import type { Logger } from "pino";
+import type { BotCatalog } from "../bots/bot-catalog.js";
+import type { Clock } from "../core/clock.js";
+import { conflict, invalid, notFound } from "../core/errors.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Sealer } from "../core/sealer.js";
+import type { CredentialStore } from "../credentials/credential-store.js";
+import { listDeliveries } from "../store/deliveries.js";
+import type { Db, Store } from "../store/store.js";
+import type { TeamRow } from "../store/tenancy.js";
+import * as w from "../store/webhooks.js";
+import type { Access, Principal } from "../tenancy/access.js";
+import type { AuditLog } from "../tenancy/audit.js";
+import { isObject } from "./field-parsers.js";
+import { parseProvider, parseWebhookFields, type WebhookFields } from "./webhook-fields.js";
+import { columnsOf, configFromRow, secretColumns, secretsFromRow } from "./webhook-record.js";
+import { checkWebhookRules, namedBotIds, sealsSecret, usesWildcardBots, webhookDefaults, type EditableConfig } from "./webhook-rules.js";
+import { mintWebhookToken } from "./webhook-token.js";
+import { deliveryView, webhookView } from "./webhook-views.js";
+
+export interface WebhookServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  sealer: Sealer;
+  access: Access;
+  audit: AuditLog;
+  bots: BotCatalog;
+  credentials: CredentialStore;
+  log: Logger;
+  /** Public base address; delivery URLs are built from it. */
+  baseUrl: string;
+}
+
+export const DELIVERIES_DEFAULT_LIMIT = 100;
+export const DELIVERIES_MAX_LIMIT = 1000;
+
+/** Webhook management: team members read, team admins create, update, delete and rotate. */
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  async list(p: Principal, teamId: string) {
+    await this.deps.access.team(p, teamId, "member");
+    return (await w.listWebhooksOfTeam(this.deps.store.db, teamId)).map((r) => this.view(r));
+  }
+
+  async get(p: Principal, teamId: string, webhookId: string) {
+    await this.deps.access.team(p, teamId, "member");
+    return this.view(await this.find(this.deps.store.db, teamId, webhookId));
+  }
+
+  /**
+   * Creates a config and mints its token; the plaintext is in the result and nowhere else.
+   * `provisionedBy` is for forge provisioning only: the HTTP body cannot set it.
+   */
+  async create(p: Principal, teamId: string, body: unknown, options: { provisionedBy?: string } = {}) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    if (!isObject(body)) throw invalid("body", "body must be a JSON object");
+    if (body.provider === undefined) throw invalid("provider", "provider is required");
+    const provider = parseProvider(body.provider);
+    const fields = parseWebhookFields(body, provider, ["provider"]);
+    const config: EditableConfig = { ...webhookDefaults(provider), ...fields };
+    checkWebhookRules(provider, config);
+
+    const id = this.deps.ids.next("whk");
+    const minted = mintWebhookToken(this.deps.sealer, id, sealsSecret(provider, config.sign_mode));
+    const now = this.deps.clock.now();
+    const wildcard = usesWildcardBots(config);
+    await this.deps.store.tx(async (tx) => {
+      await this.checkReferences(tx, team, config, Object.keys(config));
+      await w.insertWebhook(tx, {
+        ...(columnsOf(config) as Required<ReturnType<typeof columnsOf>>),
+        id, tenant_id: teamId, provider, provisioned_by: options.provisionedBy ?? null,
+        token_last4: minted.last4, ...secretColumns(minted.secrets), created_at: now, updated_at: now,
+      });
+      await this.audit(tx, p, team, "webhook.create", id, { provider, name: config.name, ...(wildcard && { wildcard_bots: true }) });
+    });
+    if (wildcard) this.warnWildcard(p, teamId, id);
+    return { config: this.view((await w.findWebhook(this.deps.store.db, id))!), token: minted.token };
+  }
+
+  /** Changes the named fields; read-only and unknown fields are refused by name. */
+  async update(p: Principal, teamId: string, webhookId: string, body: unknown) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    let wildcard = false;
+    await this.deps.store.tx(async (tx) => {
+      const row = await this.find(tx, teamId, webhookId);
+      const current = configFromRow(row);
+      const fields: WebhookFields = parseWebhookFields(body, current.provider);
+      const names = Object.keys(fields);
+      if (names.length === 0) throw invalid("body", "name at least one field to change");
+      const next: EditableConfig = { ...pickEditable(current), ...fields };
+      checkWebhookRules(current.provider, next);
+      if (next.sign_mode === "hmac" && secretsFromRow(row).sealed_secret === null) {
+        throw conflict("this webhook has no sealed secret; rotate its token, then switch sign_mode to hmac");
+      }
+      await this.checkReferences(tx, team, next, names);
+      wildcard = usesWildcardBots(next) && (names.includes("bot_ids") || names.includes("wildcard_bots"));
+      await w.updateWebhook(tx, webhookId, { ...columnsOf(fields), updated_at: this.deps.clock.now() });
+      await this.audit(tx, p, team, "webhook.update", webhookId, { fields: names, ...(wildcard && { wildcard_bots: true }) });
+    });
+    if (wildcard) this.warnWildcard(p, teamId, webhookId);
+    return this.view((await w.findWebhook(this.deps.store.db, webhookId))!);
+  }
+
+  /** Removes the config; its delivery rows stay in the store for audit. */
+  async remove(p: Principal, teamId: string, webhookId: string): Promise<void> {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    await this.deps.store.tx(async (tx) => {
+      const row = await this.find(tx, teamId, webhookId);
+      if (row.provisioned_by !== null) throw conflict("this webhook is managed by forge provisioning; remove it there");
+      await w.deleteWebhook(tx, webhookId);
+      await this.audit(tx, p, team, "webhook.delete", webhookId, { provider: row.provider, name: row.name });
+    });
+  }
+
+  /** A new token, shown once; the HMAC secret is re-sealed and the old token stops verifying. */
+  async rotate(p: Principal, teamId: string, webhookId: string) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    let token = "";
+    await this.deps.store.tx(async (tx) => {
+      const row = await this.find(tx, teamId, webhookId);
+      if (row.provisioned_by !== null) throw conflict("this webhook is managed by forge provisioning; its token rotates there");
+      const { provider, sign_mode } = configFromRow(row);
+      const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
+      token = minted.token;
+      await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: this.deps.clock.now() });
+      await this.audit(tx, p, team, "webhook.rotate", webhookId, { provider: row.provider });
+    });
+    return { config: this.view((await w.findWebhook(this.deps.store.db, webhookId))!), token };
+  }
+
+  /** Newest first; `limit` defaults to 100 and is capped at 1000. */
+  async deliveries(p: Principal, teamId: string, webhookId: string, limit = DELIVERIES_DEFAULT_LIMIT) {
+    await this.deps.access.team(p, teamId, "member");
+    if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERIES_MAX_LIMIT) {
+      throw invalid("limit", `limit must be a whole number from 1 to ${DELIVERIES_MAX_LIMIT}`);
+    }
+    const db = this.deps.store.db;
+    await this.find(db, teamId, webhookId);
+    return (await listDeliveries(db, webhookId, limit)).map(deliveryView);
+  }
+
+  private async find(db: Db, teamId: string, webhookId: string): Promise<w.WebhookRow> {
+    const row = await w.findWebhookOfTeam(db, teamId, webhookId);
+    if (!row) throw notFound("webhook");
+    return row;
+  }
+
+  private view(row: w.WebhookRow) {
+    return webhookView(configFromRow(row), this.deps.baseUrl);
+  }
+
+  /** Bots, keys and secrets the config names must exist and be the team's to use; only changed fields are checked. */
+  private async checkReferences(db: Db, team: TeamRow, c: EditableConfig, changed: string[]): Promise<void> {
+    const touched = (...names: string[]) => names.some((n) => changed.includes(n));
+    if (touched("bot_ids", "default_bot_id", "bot_rules")) {
+      const known = new Set(await this.deps.bots.knownBotIds(team.org_id, db));
+      for (const { id, field } of namedBotIds(c)) if (!known.has(id)) throw invalid(field, `unknown bot ${id}`);
+    }
+    if (touched("key_overrides")) {
+      for (const [provider, keyId] of Object.entries(c.key_overrides)) {
+        await this.checkKey(db, team, keyId, provider, `key_overrides.${provider}`);
+      }
+    }
+    if (touched("forge_token") && c.forge_token !== null) await this.checkKey(db, team, c.forge_token, "forge", "forge_token");
+    if (touched("secret_overrides")) {
+      for (const [name, secretId] of Object.entries(c.secret_overrides)) {
+        if (!(await this.deps.credentials.findTeamSecret(db, secretId, team.id))) {
+          throw invalid(`secret_overrides.${name}`, `no secret ${secretId} of this team`);
+        }
+      }
+    }
+  }
+
+  private async checkKey(db: Db, team: TeamRow, keyId: string, provider: string, field: string): Promise<void> {
+    const r = await this.deps.credentials.resolveKey(db, keyId, team);
+    if (r.kind === "missing") throw invalid(field, `no key ${keyId} of this team or its org`);
+    if (r.kind === "not_shared") throw invalid(field, `org key ${keyId} is not shared with this team`);
+    if (r.key.provider !== provider) throw invalid(field, `key ${keyId} is a ${r.key.provider} key, not ${provider}`);
+  }
+
+  private audit(db: Db, p: Principal, team: TeamRow, action: string, webhookId: string, detail: Record<string, unknown>) {
+    return this.deps.audit.record(db, {
+      actorId: p.userId, action, targetType: "webhook", targetId: webhookId, orgId: team.org_id, teamId: team.id, detail,
+    });
+  }
+
+  private warnWildcard(p: Principal, teamId: string, webhookId: string): void {
+    this.deps.log.warn(
+      { webhook_id: webhookId, team_id: teamId, actor_id: p.userId, wildcard_bots: true },
+      'webhook bot_ids is ["*"]: a delivery may launch any known bot',
+    );
+  }
+}
+
+function pickEditable(c: ReturnType<typeof configFromRow>): EditableConfig {
+  const { id: _id, tenant_id: _t, provider, token_last4: _l, provisioned_by: _p, created_at: _c, updated_at: _u, ...rest } = c;
+  return { ...webhookDefaults(provider), ...rest };
+}

@@ -1,0 +1,37 @@
+import type { Sealer } from "../core/sealer.js";
+import { hashToken, last4, mintToken, sha256Hex, verifyTokenHash } from "../core/secrets.js";
+import { WEBHOOK_TOKEN_PREFIX, type WebhookSecrets } from "./webhook-config.js";
+
+export interface MintedWebhookToken {
+  /** The plaintext: returned to the caller once, never stored as is. */
+  token: string;
+  last4: string;
+  secrets: WebhookSecrets;
+}
+
+/**
+ * Mints a `wh_` token and what is stored of it: salted hash, SHA-256 fingerprint and, when
+ * `seal` is true, the plaintext sealed with the webhook id as associated data.
+ */
+export function mintWebhookToken(sealer: Sealer, webhookId: string, seal: boolean): MintedWebhookToken {
+  const token = mintToken(WEBHOOK_TOKEN_PREFIX);
+  return {
+    token,
+    last4: last4(token),
+    secrets: {
+      token_hash: hashToken(token),
+      token_fingerprint: sha256Hex(token),
+      sealed_secret: seal ? sealer.seal(token, webhookId) : null,
+    },
+  };
+}
+
+/** Constant-time check of a presented token against the stored salted hash. */
+export function tokenMatches(secrets: WebhookSecrets, presented: string): boolean {
+  return presented.startsWith(WEBHOOK_TOKEN_PREFIX) && verifyTokenHash(presented, secrets.token_hash);
+}
+
+/** The HMAC key of a config: its sealed plaintext, opened under the webhook id. Throws SealError on tamper. */
+export function openWebhookSecret(sealer: Sealer, webhookId: string, secrets: WebhookSecrets): string | undefined {
+  return secrets.sealed_secret ? sealer.open(secrets.sealed_secret, webhookId) : undefined;
+}

@@ -1,0 +1,41 @@
+import type { DeliveryRow } from "../store/deliveries.js";
+import type { WebhookConfig } from "./webhook-config.js";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export type WebhookView = WebhookConfig & { delivery_url: string };
+
+/** The API shape of a config: every field of the table plus the URL a forge calls. */
+export function webhookView(c: WebhookConfig, baseUrl: string): WebhookView {
+  return { ...c, delivery_url: `${baseUrl}/api/webhooks/${c.provider}/${c.id}` };
+}
+
+/** Every field of the spec's delivery record; the payload itself is never stored. */
+export function deliveryView(d: DeliveryRow) {
+  return {
+    id: d.id,
+    tenant_id: d.tenant_id,
+    webhook_id: d.webhook_id,
+    provider: d.provider,
+    status: d.status,
+    idempotency_key: d.idempotency_key,
+    payload_sha256: d.payload_sha256,
+    event_kind: d.event_kind,
+    event_action: d.event_action,
+    project_path: d.project_path,
+    subject_id: d.subject_id,
+    subject_sha: d.subject_sha,
+    parent_subject_id: d.parent_subject_id,
+    source_ip: d.source_ip,
+    bot_id: d.bot_id,
+    run_id: d.run_id,
+    reason: d.reason,
+    denial_reason: d.denial_reason,
+    forge_delivery_id: d.forge_delivery_id,
+    launched_at: iso(d.launched_at),
+    failed_at: iso(d.failed_at),
+    attempts: d.attempts,
+    created_at: iso(d.created_at),
+    updated_at: iso(d.updated_at),
+  };
+}
