@@ -9,6 +9,12 @@ import { Access } from "./tenancy/access.js";
 import { AuditLog } from "./tenancy/audit.js";
 import { TenancyService } from "./tenancy/tenancy-service.js";
 import { AccessTokens } from "./tenancy/tokens.js";
+import { Launcher } from "./admission/launcher.js";
+import { Metering } from "./metering/metering.js";
+import { UsageViews } from "./metering/usage-views.js";
+import { BotCommands } from "./runs/runner/bot-commands.js";
+import { Runs } from "./runs/runs.js";
+import { RunsApi } from "./runs/runs-api.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { WebhookAuth } from "./webhooks/webhook-auth.js";
@@ -37,5 +43,11 @@ export function composeServices(infra: Infrastructure): Services {
     store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl,
   });
   const webhookAuth = new WebhookAuth({ store, sealer: infra.sealer });
-  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots };
+  const metering = new Metering({ store, clock, log: infra.log });
+  const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
+  const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering });
+  const botCommands = new BotCommands(infra.config.botsFile);
+  const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots: botCommands });
+  const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
+  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots, launcher, runQueue, botCommands, runs, usage };
 }

@@ -9,6 +9,7 @@ import { buildApp } from "./http/app.js";
 import { Metrics } from "./metrics/metrics.js";
 import { openStore } from "./store/store.js";
 import { bootstrapAdmin } from "./tenancy/bootstrap.js";
+import { startReclaimTimer, startRunner } from "./runs/runner/start-runner.js";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
   const app = await buildApp(services, { logger: log });
   await app.listen({ host: config.host, port: config.port });
   log.info({ url: config.baseUrl }, "listening");
+  // In-process runner (embedded mode); with SERVICE_RUNNER=none this process only reclaims lapsed leases.
+  const runner = config.runner === "inprocess"
+    ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
+    : startReclaimTimer(services.runQueue, log);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await app.close();
+      await runner.stop();
       await store.close();
       log.info("stopped");
       process.exit(0);

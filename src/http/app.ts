@@ -11,6 +11,11 @@ import type { BotCatalog } from "../bots/bot-catalog.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { WebhookAuth } from "../webhooks/webhook-auth.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { Launcher } from "../admission/launcher.js";
+import type { UsageViews } from "../metering/usage-views.js";
+import type { BotCommands } from "../runs/runner/bot-commands.js";
+import type { Runs } from "../runs/runs.js";
+import type { RunsApi } from "../runs/runs-api.js";
 import { installAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
@@ -36,6 +41,14 @@ export interface Services {
   webhookAuth: WebhookAuth;
   credentials: CredentialStore;
   bots: BotCatalog;
+  /** The launch gate and its transaction; the webhook intake launches through it. */
+  launcher: Launcher;
+  /** The run queue as runners see it (claim, heartbeat, finish, stopBySubject, reclaim). */
+  runQueue: Runs;
+  /** The reference runner's bots file. */
+  botCommands: BotCommands;
+  runs: RunsApi;
+  usage: UsageViews;
 }
 
 export type App = FastifyInstance<

@@ -6,8 +6,10 @@ import { registerUserRoutes } from "./users.js";
 import { registerWebhookRoutes } from "./webhooks.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
+import { registerRunRoutes } from "./runs.js";
+import { registerUsageRoutes } from "./usage.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
 /** Every route file, registered in this order. */
-export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes];
+export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes, registerRunRoutes, registerUsageRoutes];

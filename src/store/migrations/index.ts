@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import { m0001Tenancy } from "./0001-tenancy.js";
+import { m0003Runs } from "./0003-runs.js";
 import { m0002Webhooks } from "./0002-webhooks.js";
 import { m0004Intake } from "./0004-intake.js";
 
@@ -7,5 +8,6 @@ import { m0004Intake } from "./0004-intake.js";
 export const migrations: Record<string, Migration> = {
   "0001_tenancy": m0001Tenancy,
   "0002_webhooks": m0002Webhooks,
+  "0003_runs": m0003Runs,
   "0004_intake": m0004Intake,
 };

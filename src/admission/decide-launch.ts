@@ -1,0 +1,129 @@
+import type { OrgLimitDefaults } from "../config/config.js";
+import { monthOf, nextMonthStart } from "../core/month.js";
+
+/** The stable denial tokens of the spec's gate, in check order. */
+export type DenialReason =
+  | "org_suspended"
+  | "concurrency_cap_exceeded"
+  | "launch_rate_limited"
+  | "monthly_cost_cap_exceeded"
+  | "monthly_run_quota_exceeded";
+
+export interface LaunchDenial {
+  error: DenialReason;
+  detail: string;
+  /** 403 org status, 429 retry later, 402 paying issue that resets next month (Errors rule 1). */
+  status: 403 | 429 | 402;
+  /** Whole seconds, sent as Retry-After. */
+  retryAfter?: number;
+  /** First instant of the next UTC month, ISO 8601 with Z; monthly quotas only. */
+  resetAt?: string;
+}
+
+/** Launch-rate bucket in 1/60000 of a launch: refill is then exactly LaunchRatePerMin units per ms. */
+export const BUCKET_UNIT = 60_000;
+
+export interface BucketState {
+  tokens: number;
+  updatedAt: number;
+}
+
+/** Everything the gate looks at, read under the team and org locks. */
+export interface LaunchSnapshot {
+  org: {
+    status: "active" | "suspended" | "read-only";
+    /** Overrides; 0 means "use the platform default". */
+    monthlyCostCapMicro: number;
+    monthlyRunQuota: number;
+  };
+  team: { maxConcurrentRuns: number; launchRatePerMin: number };
+  defaults: OrgLimitDefaults;
+  /** Queued plus running runs of the team. */
+  activeRuns: number;
+  /** Undefined for a team that never launched: its bucket starts full. */
+  bucket: BucketState | undefined;
+  /** The org's counters for the UTC month holding `now` (zeros when no row yet). */
+  usage: { runs: number; costMicro: number };
+}
+
+export interface LaunchFacts {
+  /** Super-admin launches skip every check but are still metered. */
+  bypassGate: boolean;
+}
+
+export type LaunchVerdict =
+  | {
+      admitted: true;
+      /** The bucket state to store; undefined when the rate is unlimited or the gate was bypassed. */
+      bucket: BucketState | undefined;
+      /** The UTC month the launch is metered in. */
+      month: string;
+    }
+  | { admitted: false; denial: LaunchDenial };
+
+/** Limits rule 1: an override above 0 wins, otherwise the platform default; 0 means unlimited. */
+export const effectiveLimit = (override: number, platformDefault: number): number => (override > 0 ? override : platformDefault);
+
+/** The launch gate: the first failing check in the spec's order, or admission with the state to write. */
+export function decideLaunch(s: LaunchSnapshot, facts: LaunchFacts, now: number): LaunchVerdict {
+  const month = monthOf(now);
+  if (facts.bypassGate) return { admitted: true, bucket: undefined, month };
+
+  if (s.org.status !== "active") {
+    return deny("org_suspended", 403, `the organisation is ${s.org.status}; only an active organisation can launch runs`);
+  }
+
+  const maxConcurrent = effectiveLimit(s.team.maxConcurrentRuns, s.defaults.maxConcurrentRuns);
+  if (maxConcurrent > 0 && s.activeRuns >= maxConcurrent) {
+    return deny("concurrency_cap_exceeded", 429, `the team has ${s.activeRuns} active runs; the limit is ${maxConcurrent}`, { retryAfter: 30 });
+  }
+
+  const rate = effectiveLimit(s.team.launchRatePerMin, s.defaults.launchRatePerMin);
+  let bucket: BucketState | undefined;
+  if (rate > 0) {
+    const taken = takeLaunchToken(s.bucket, rate, now);
+    if (!taken.ok) {
+      return deny("launch_rate_limited", 429, `the team may launch ${rate} runs per minute`, { retryAfter: taken.retryAfter });
+    }
+    bucket = taken.next;
+  }
+
+  const resetAt = new Date(nextMonthStart(now)).toISOString();
+  const costCap = effectiveLimit(s.org.monthlyCostCapMicro, s.defaults.monthlyCostCapMicroUsd);
+  if (costCap > 0 && s.usage.costMicro >= costCap) {
+    return deny("monthly_cost_cap_exceeded", 402, `the organisation reached its monthly cost cap of ${costCap / 1e6} USD for ${month}`, { resetAt });
+  }
+
+  const quota = effectiveLimit(s.org.monthlyRunQuota, s.defaults.monthlyRunQuota);
+  if (quota > 0 && s.usage.runs + 1 > quota) {
+    return deny("monthly_run_quota_exceeded", 402, `the organisation used its monthly quota of ${quota} runs for ${month}`, { resetAt });
+  }
+
+  return { admitted: true, bucket, month };
+}
+
+/**
+ * Token bucket with burst `ratePerMin` launches, refilled at ratePerMin/60 per second. In units
+ * of 1/60000 launch the refill is `ratePerMin` units per millisecond, so all maths is integral.
+ */
+export function takeLaunchToken(
+  state: BucketState | undefined,
+  ratePerMin: number,
+  now: number,
+): { ok: true; next: BucketState } | { ok: false; retryAfter: number } {
+  const capacity = ratePerMin * BUCKET_UNIT;
+  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0;
+  const available = state ? Math.min(capacity, state.tokens + elapsed * ratePerMin) : capacity;
+  if (available >= BUCKET_UNIT) return { ok: true, next: { tokens: available - BUCKET_UNIT, updatedAt: now } };
+  const waitMs = Math.ceil((BUCKET_UNIT - available) / ratePerMin);
+  return { ok: false, retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
+}
+
+function deny(
+  error: DenialReason,
+  status: LaunchDenial["status"],
+  detail: string,
+  extra: { retryAfter?: number; resetAt?: string } = {},
+): LaunchVerdict {
+  return { admitted: false, denial: { error, detail, status, ...extra } };
+}

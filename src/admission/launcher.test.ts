@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { monthOf } from "../core/month.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
+import type { LaunchRequest } from "./launch-types.js";
+
+type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+
+const request = (teamId: string, extra: Partial<LaunchRequest> = {}): LaunchRequest => ({
+  teamId, botId: "review-pr", vars: { a: "1" }, source: "api", actor: { userId: null, kind: "user" }, ...extra,
+});
+
+async function orgRuns(t: TestApp, orgId: string): Promise<number> {
+  const row = await t.store.db.selectFrom("org_usage").select("runs").where("org_id", "=", orgId).where("month", "=", monthOf(t.clock.now())).executeTakeFirst();
+  return Number(row?.runs ?? 0);
+}
+
+async function runCount(t: TestApp, teamId: string): Promise<number> {
+  return (await t.store.db.selectFrom("runs").select("id").where("team_id", "=", teamId).execute()).length;
+}
+
+async function newTeam(t: TestApp, s: Seed, orgId: string, body: Record<string, unknown> = {}) {
+  return (await s.admin.post(`/api/orgs/${orgId}/teams`, { name: `t${Math.random()}`, ...body })).body as { id: string; org_id: string };
+}
+
+async function newOrg(s: Seed, body: Record<string, unknown> = {}) {
+  return (await s.admin.post("/api/admin/orgs", { name: `o${Math.random()}`, ...body })).body as { id: string };
+}
+
+describe.each(storeKinds())("Launcher on %s", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    s = await seedTenancy(t);
+  });
+  afterAll(() => t.close());
+
+  it("admits exactly MaxConcurrentRuns of 200 simultaneous launches and writes nothing for the rest", async () => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id, { max_concurrent_runs: 5 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => t.services.launcher.launch(request(team.id))));
+    const launched = results.filter((r) => r.kind === "launched");
+    expect(launched).toHaveLength(5);
+    const reasons = new Set(results.flatMap((r) => (r.kind === "denied" ? [r.denial.error] : [])));
+    expect(reasons).toEqual(new Set(["concurrency_cap_exceeded"]));
+    expect(await runCount(t, team.id)).toBe(5);
+    expect(await orgRuns(t, org.id)).toBe(5);
+  });
+
+  it("admits exactly the 3 runs left under the org's monthly quota, across teams", async () => {
+    const org = await newOrg(s, { monthly_run_quota: 10 });
+    const a = await newTeam(t, s, org.id);
+    const b = await newTeam(t, s, org.id);
+    for (let i = 0; i < 7; i++) expect((await t.services.launcher.launch(request(a.id))).kind).toBe("launched");
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => t.services.launcher.launch(request(i % 2 ? a.id : b.id))));
+    expect(results.filter((r) => r.kind === "launched")).toHaveLength(3);
+    const denied = results.find((r) => r.kind === "denied");
+    expect(denied?.kind === "denied" && denied.denial).toMatchObject({ error: "monthly_run_quota_exceeded", status: 402 });
+    expect(await orgRuns(t, org.id)).toBe(10);
+    expect((await runCount(t, a.id)) + (await runCount(t, b.id))).toBe(10);
+  });
+
+  it("spends no launch token on a launch denied at a later step", async () => {
+    const org = await newOrg(s, { monthly_run_quota: 1 });
+    const team = await newTeam(t, s, org.id, { launch_rate_per_min: 3 });
+    expect((await t.services.launcher.launch(request(team.id))).kind).toBe("launched");
+    const bucketBefore = await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow();
+    const r = await t.services.launcher.launch(request(team.id));
+    expect(r.kind === "denied" && r.denial.error).toBe("monthly_run_quota_exceeded");
+    const bucketAfter = await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow();
+    expect(bucketAfter).toEqual(bucketBefore);
+    expect(await orgRuns(t, org.id)).toBe(1);
+    expect(await runCount(t, team.id)).toBe(1);
+  });
+
+  it("rate-limits per team with a Retry-After until the next token", async () => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id, { launch_rate_per_min: 2 });
+    const other = await newTeam(t, s, org.id, { launch_rate_per_min: 2 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.services.launcher.launch(request(team.id))));
+    expect(results.filter((r) => r.kind === "launched")).toHaveLength(2);
+    const denied = results.find((r) => r.kind === "denied");
+    expect(denied?.kind === "denied" && denied.denial).toMatchObject({ error: "launch_rate_limited", status: 429, retryAfter: 30 });
+    expect((await t.services.launcher.launch(request(other.id))).kind).toBe("launched");
+    t.clock.advance(30_000);
+    expect((await t.services.launcher.launch(request(team.id))).kind).toBe("launched");
+  });
+
+  it("denies a suspended org, but lets a super-admin through and still meters the run", async () => {
+    const org = await newOrg(s, { status: "suspended" });
+    const team = await newTeam(t, s, org.id);
+    const r = await t.services.launcher.launch(request(team.id));
+    expect(r.kind === "denied" && r.denial).toMatchObject({ error: "org_suspended", status: 403 });
+    expect(await runCount(t, team.id)).toBe(0);
+    const bypass = await t.services.launcher.launch(request(team.id, { bypassGate: true }));
+    expect(bypass.kind).toBe("launched");
+    expect(await orgRuns(t, org.id)).toBe(1);
+  });
+
+  it("hands the slot back exactly once when a launch fails after admission", async () => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id);
+    const r = await t.services.launcher.launch(request(team.id));
+    if (r.kind !== "launched") throw new Error("not launched");
+    expect(await orgRuns(t, org.id)).toBe(1);
+    await Promise.all([t.services.launcher.failAfterAdmission(r.run.id, "publish failed"), t.services.launcher.failAfterAdmission(r.run.id, "again")]);
+    await t.services.launcher.failAfterAdmission(r.run.id, "and again");
+    expect(await orgRuns(t, org.id)).toBe(0);
+    const run = await t.store.db.selectFrom("runs").selectAll().where("id", "=", r.run.id).executeTakeFirstOrThrow();
+    expect(run).toMatchObject({ status: "failed", failure_code: "LAUNCH_FAILED", metered: 0 });
+  });
+
+  it("commits the caller's hook with the launch, and rolls everything back when it throws", async () => {
+    const org = await newOrg(s, { monthly_run_quota: 5 });
+    const team = await newTeam(t, s, org.id, { launch_rate_per_min: 10 });
+    const seen: string[] = [];
+    const ok = await t.services.launcher.launch(request(team.id), {
+      within: async (tx, run) => {
+        seen.push(run.id);
+        // The run row is visible inside the transaction the hook is given.
+        expect(await tx.selectFrom("runs").select("status").where("id", "=", run.id).executeTakeFirst()).toEqual({ status: "queued" });
+      },
+    });
+    expect(ok.kind === "launched" && [ok.run.id]).toEqual(seen);
+    const bucket = await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow();
+
+    class Duplicate extends Error {}
+    await expect(
+      t.services.launcher.launch(request(team.id), {
+        within: async () => {
+          throw new Duplicate("idempotency loser");
+        },
+      }),
+    ).rejects.toBeInstanceOf(Duplicate);
+    expect(await runCount(t, team.id)).toBe(1);
+    expect(await orgRuns(t, org.id)).toBe(1);
+    expect(await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow()).toEqual(bucket);
+  });
+
+  it("resumes a failed run as a new, metered attempt; a queued run cannot be resumed", async () => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id);
+    const r = await t.services.launcher.launch(request(team.id));
+    if (r.kind !== "launched") throw new Error("not launched");
+    await expect(t.services.launcher.resume(r.run.id, { userId: null, kind: "user" }, false)).rejects.toMatchObject({ code: "conflict" });
+    await t.services.launcher.failAfterAdmission(r.run.id, "x");
+    const resumed = await t.services.launcher.resume(r.run.id, { userId: null, kind: "user" }, false);
+    expect(resumed.kind === "launched" && resumed.run).toMatchObject({ status: "queued", attempt: 2, metered: 1, metered_attempt: 2, source: "resume" });
+    expect(await orgRuns(t, org.id)).toBe(1);
+  });
+});
+
+describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "1" });
+    s = await seedTenancy(t);
+  });
+  afterAll(() => t.close());
+
+  it("launches unmetered and counts the gate error when the gate's store reads fail", async () => {
+    await t.store.db.schema.dropTable("team_launch_buckets").execute();
+    const r1 = await t.services.launcher.launch(request(s.team.id));
+    const r2 = await t.services.launcher.launch(request(s.team.id));
+    // Both proceed although the default limit is 1 concurrent run: the gate could not decide.
+    expect([r1.kind, r2.kind]).toEqual(["launched", "launched"]);
+    expect(r1.kind === "launched" && r1.run.metered).toBe(0);
+    expect(r1.kind === "launched" && r1.metered).toBe(false);
+    expect(await orgRuns(t, s.org.id)).toBe(0);
+    const errors = (await t.services.metrics.launchGateErrors.get()).values;
+    expect(errors.reduce((n, v) => n + v.value, 0)).toBe(2);
+    expect(t.logs.join("")).toContain("failing open");
+  });
+});

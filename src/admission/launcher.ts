@@ -1,0 +1,154 @@
+import type { Logger } from "pino";
+import type { OrgLimitDefaults } from "../config/config.js";
+import type { Clock } from "../core/clock.js";
+import { ServiceError, conflict, notFound } from "../core/errors.js";
+import type { IdGenerator } from "../core/ids.js";
+import { monthOf } from "../core/month.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { countActiveRuns, findLaunchBucket, lockTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import * as runs from "../store/runs.js";
+import type { Db, Store } from "../store/store.js";
+import { findTeam } from "../store/tenancy.js";
+import { addOrgRuns, findOrgUsage } from "../store/usage.js";
+import { decideLaunch } from "./decide-launch.js";
+import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
+
+export interface LauncherDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  metrics: Metrics;
+  log: Logger;
+  defaults: OrgLimitDefaults;
+}
+
+/** An error thrown by the caller's `within` hook: rethrown as is, never taken for a gate error. */
+class HookError extends Error {
+  constructor(readonly original: unknown) {
+    super("launch hook failed");
+  }
+}
+
+const NOT_RESUMABLE = "only a failed or failed_resumable run can be resumed";
+
+type Admit = (tx: Db, orgId: string, now: number) => Promise<runs.RunRow>;
+
+/**
+ * Every launch and resume: one transaction that locks the team and org rows, loads the
+ * snapshot, asks {@link decideLaunch}, and only when admitted spends the bucket token, counts
+ * the run (step 5) and writes the run. A store error fails open (Limits rule 4).
+ */
+export class Launcher {
+  constructor(private readonly deps: LauncherDeps) {}
+
+  async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
+    const id = this.deps.ids.next("run");
+    const insert: Admit = async (tx, orgId, now) => {
+      await runs.insertRun(tx, {
+        id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
+        repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
+        connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
+        parent_subject_id: request.parentSubjectId ?? null, webhook_id: request.webhookId ?? null,
+        delivery_id: request.deliveryId ?? null, source: request.source, actor_user_id: request.actor.userId,
+        actor_kind: request.actor.kind, attempt: 1, metered_attempt: 0, metered: 0, metered_month: null,
+        failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
+        lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
+      });
+      return (await runs.findRun(tx, id))!;
+    };
+    return this.admit(request.teamId, request.bypassGate === true, insert, options);
+  }
+
+  /** A new attempt of a failed or failed_resumable run, back on the queue; gated and metered like a launch. */
+  async resume(runId: string, actor: LaunchActor, bypassGate: boolean, options: LaunchOptions = {}): Promise<LaunchResult> {
+    const run = await runs.findRun(this.deps.store.db, runId);
+    if (!run) throw notFound("run");
+    // Answer "not resumable" before the gate, so a full quota does not hide it; re-checked under the lock.
+    if (run.status !== "failed" && run.status !== "failed_resumable") throw conflict(NOT_RESUMABLE);
+    const requeue: Admit = async (tx, _orgId, now) => {
+      if (!(await runs.requeueRun(tx, runId, now, actor))) throw conflict(NOT_RESUMABLE);
+      return (await runs.findRun(tx, runId))!;
+    };
+    return this.admit(run.team_id, bypassGate, requeue, options);
+  }
+
+  /**
+   * A launch that failed after admission: hands its slot back (once, however often this is
+   * called) and fails the run with LAUNCH_FAILED (Errors rule 2).
+   */
+  async failAfterAdmission(runId: string, cause: string): Promise<void> {
+    const now = this.deps.clock.now();
+    const failed = await this.deps.store.tx(async (tx) => {
+      const released = await runs.releaseMetering(tx, runId);
+      if (released) await addOrgRuns(tx, released.orgId, released.month, -1, now);
+      return runs.failActiveRun(tx, runId, "LAUNCH_FAILED", cause, now);
+    });
+    if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
+  }
+
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult> {
+    const { store, clock, metrics, log } = this.deps;
+    const now = clock.now();
+    let stage: "check" | "meter" = "check";
+    try {
+      const result = await store.tx(async (tx): Promise<LaunchResult> => {
+        const locked = await lockTeamAndOrg(tx, store.kind, teamId);
+        if (!locked) throw notFound("team");
+        const { team, org } = locked;
+        const verdict = decideLaunch(
+          {
+            org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
+            team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
+            defaults: this.deps.defaults,
+            activeRuns: await countActiveRuns(tx, teamId),
+            bucket: await findLaunchBucket(tx, teamId),
+            usage: await findOrgUsage(tx, org.id, monthOf(now)),
+          },
+          { bypassGate },
+          now,
+        );
+        if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
+        if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
+        const run = await write(tx, org.id, now);
+        stage = "meter";
+        if (await runs.markAttemptMetered(tx, run.id, verdict.month)) await addOrgRuns(tx, org.id, verdict.month, 1, now);
+        stage = "check";
+        const counted = (await runs.findRun(tx, run.id))!;
+        await this.runHook(options, tx, counted);
+        return { kind: "launched", run: counted, metered: true };
+      });
+      if (result.kind === "denied") metrics.launchDenied.inc({ reason: result.denial.error });
+      return result;
+    } catch (err) {
+      if (err instanceof HookError) throw err.original;
+      if (err instanceof ServiceError) throw err;
+      metrics.launchGateErrors.inc({ stage });
+      log.error({ err, teamId, stage }, "launch gate store error; failing open, the launch proceeds unmetered");
+      return this.admitUngated(teamId, write, options, now);
+    }
+  }
+
+  /** Fail-open path: the run is written without the gate's checks and without counting it. */
+  private async admitUngated(teamId: string, write: Admit, options: LaunchOptions, now: number): Promise<LaunchResult> {
+    try {
+      return await this.deps.store.tx(async (tx) => {
+        const team = await findTeam(tx, teamId);
+        if (!team) throw notFound("team");
+        const run = await write(tx, team.org_id, now);
+        await this.runHook(options, tx, run);
+        return { kind: "launched", run, metered: false } as const;
+      });
+    } catch (err) {
+      throw err instanceof HookError ? err.original : err;
+    }
+  }
+
+  private async runHook(options: LaunchOptions, tx: Db, run: runs.RunRow): Promise<void> {
+    if (!options.within) return;
+    try {
+      await options.within(tx, run);
+    } catch (err) {
+      throw new HookError(err);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { Type } from "typebox";
+import type { App, Services } from "../app.js";
+import { sendDenial } from "../send-denial.js";
+import { Id, TeamParams } from "./schemas.js";
+
+/** Run variables: the generic intake's limits (256 keys, key pattern, 4 KiB values). */
+const Vars = Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" }), Type.String({ maxLength: 4096 }), {
+  maxProperties: 256,
+  additionalProperties: false,
+});
+const Text = Type.String({ minLength: 1, maxLength: 2048 });
+const LaunchBody = Type.Object(
+  {
+    team_id: Id,
+    bot: Type.String({ minLength: 1, maxLength: 64 }),
+    vars: Type.Optional(Vars),
+    repo_url: Type.Optional(Text),
+    repo_ref: Type.Optional(Text),
+    project_path: Type.Optional(Text),
+    connection_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+const RunParams = Type.Object({ id: Id });
+const RunStatus = Type.Union(
+  ["queued", "running", "succeeded", "failed", "failed_resumable", "cancelled"].map((s) => Type.Literal(s as "queued")),
+);
+const ListQuery = Type.Object(
+  { status: Type.Optional(RunStatus), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
+  { additionalProperties: false },
+);
+
+export function registerRunRoutes(app: App, s: Services): void {
+  const tags = ["runs"];
+  app.post("/api/runs", { schema: { tags, body: LaunchBody } }, async (req, reply) => {
+    const result = await s.runs.launch(req.principal, req.body);
+    switch (result.kind) {
+      case "launched":
+        return reply.code(201).send(result.run);
+      case "denied":
+        return sendDenial(reply, result.denial);
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  });
+  app.get("/api/runs/:id", { schema: { tags, params: RunParams } }, async (req) => s.runs.get(req.principal, req.params.id));
+  app.get("/api/teams/:id/runs", { schema: { tags, params: TeamParams, querystring: ListQuery } }, async (req) => ({
+    runs: await s.runs.list(req.principal, req.params.id, req.query),
+  }));
+  app.post("/api/runs/:id/resume", { schema: { tags, params: RunParams } }, async (req, reply) => {
+    const result = await s.runs.resume(req.principal, req.params.id);
+    return result.kind === "launched" ? reply.code(200).send(result.run) : sendDenial(reply, result.denial);
+  });
+  app.post("/api/runs/:id/cancel", { schema: { tags, params: RunParams } }, async (req) => s.runs.cancel(req.principal, req.params.id));
+  app.delete("/api/runs/:id", { schema: { tags, params: RunParams } }, async (req, reply) => {
+    await s.runs.delete(req.principal, req.params.id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,101 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import { monthOf } from "../core/month.js";
+import { addCredentialUsage, attemptAlreadyCharged, insertUsageEvent } from "../store/ledger.js";
+import { findRun } from "../store/runs.js";
+import type { Store } from "../store/store.js";
+import { addOrgSpend } from "../store/usage.js";
+
+export type CredentialTier = "team" | "pool" | "platform";
+export const CREDENTIAL_TIERS: readonly CredentialTier[] = ["team", "pool", "platform"];
+
+/** What a runner reports for an execution attempt (possibly in several reports). */
+export interface UsageReport {
+  /** Unique within the run: a repeated report with the same id counts once. */
+  reportId: string;
+  /** 0 means unknown, never free: the cost figure is a floor. */
+  costMicro: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** A command-line delegate's own token total, kept apart from input/output. */
+  aggregateTokens: number;
+  fingerprint: string | null;
+  provider: string | null;
+  tier: CredentialTier | null;
+  /** Forge slug (owner/repo); when absent the run's repo_url gives it. */
+  repo: string | null;
+  /** `estimate` for subscription-equivalent prices: not money spent. */
+  amountType: "metered" | "estimate";
+}
+
+/**
+ * Adds an attempt's spend to the org's month and to the credential ledger. Best effort: the
+ * caller's run is finished whatever happens here, so failures are logged, never thrown.
+ */
+export class Metering {
+  constructor(private readonly deps: { store: Store; clock: Clock; log: Logger }) {}
+
+  /** Returns true when the report was new and recorded. */
+  async record(runId: string, attempt: number, report: UsageReport): Promise<boolean> {
+    try {
+      return await this.recordOrThrow(runId, attempt, report);
+    } catch (err) {
+      this.deps.log.error({ err, runId, reportId: report.reportId }, "metering failed; the run is unaffected");
+      return false;
+    }
+  }
+
+  private recordOrThrow(runId: string, attempt: number, r: UsageReport): Promise<boolean> {
+    const now = this.deps.clock.now();
+    const month = monthOf(now);
+    return this.deps.store.tx(async (tx) => {
+      const run = await findRun(tx, runId);
+      if (!run) return false;
+      const repo = r.repo ?? repoSlug(run.repo_url) ?? "";
+      const event = {
+        id: `${runId}:${r.reportId}`,
+        run_id: runId, attempt, report_id: r.reportId, org_id: run.org_id, team_id: run.team_id, month,
+        cost_micro: r.costMicro, input_tokens: r.inputTokens, output_tokens: r.outputTokens, aggregate_tokens: r.aggregateTokens,
+        fingerprint: r.fingerprint, provider: r.provider, tier: r.tier, repo, amount_type: r.amountType, created_at: now,
+      };
+      if (!(await insertUsageEvent(tx, event))) return false;
+      // The org counter is charged whatever credential served the run.
+      await addOrgSpend(tx, run.org_id, month, r, now);
+      // The ledger charges nobody for a run it cannot attribute.
+      if (r.fingerprint && r.tier) {
+        const key = { fingerprint: r.fingerprint, provider: r.provider ?? "", tier: r.tier, team_id: run.team_id, month, repo };
+        const seen = await attemptAlreadyCharged(tx, { ...key, run_id: runId, attempt, id: event.id });
+        await addCredentialUsage(
+          tx,
+          key,
+          {
+            meteredMicro: r.amountType === "metered" ? r.costMicro : 0,
+            estimatedMicro: r.amountType === "estimate" ? r.costMicro : 0,
+            attempts: seen ? 0 : 1,
+            inputTokens: r.inputTokens, outputTokens: r.outputTokens, aggregateTokens: r.aggregateTokens,
+          },
+          now,
+        );
+      }
+      return true;
+    });
+  }
+}
+
+/** `owner/repo` (or a nested group path) from a clone URL; undefined when it has no path. */
+export function repoSlug(url: string | null): string | undefined {
+  if (!url) return undefined;
+  const scp = /^[\w.-]+@[\w.-]+:(.+)$/.exec(url);
+  let p: string;
+  if (scp) {
+    p = scp[1]!;
+  } else {
+    try {
+      p = new URL(url).pathname;
+    } catch {
+      return undefined;
+    }
+  }
+  const slug = p.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
+  return slug.includes("/") ? slug : undefined;
+}

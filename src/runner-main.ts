@@ -1,0 +1,66 @@
+import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { createLogger } from "./config/logger.js";
+import { systemClock } from "./core/clock.js";
+import { randomIds } from "./core/ids.js";
+import { Metering } from "./metering/metering.js";
+import { Metrics } from "./metrics/metrics.js";
+import { BotCommands } from "./runs/runner/bot-commands.js";
+import { startRunner } from "./runs/runner/start-runner.js";
+import { Runs } from "./runs/runs.js";
+import { openStore } from "./store/store.js";
+import path from "node:path";
+
+/**
+ * A runner process of the scaled mode: claims runs over the shared store and executes them.
+ * PostgreSQL is the store for several hosts; a second process on the SQLite host also works
+ * (BEGIN IMMEDIATE and busy_timeout serialise the two), which is allowed with a warning.
+ */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, "service.db"),
+    sqliteSync: config.sqliteSync,
+  });
+  if (store.kind === "sqlite") {
+    log.warn({ dataDir: config.dataDir }, "runner on the SQLite store: only valid on the same host as the service; use PostgreSQL across hosts");
+  }
+  const metrics = new Metrics();
+  const metering = new Metering({ store, clock: systemClock, log });
+  const runs = new Runs({ store, clock: systemClock, ids: randomIds, metrics, log, metering });
+  const runner = startRunner({
+    runs, bots: new BotCommands(config.botsFile), metrics, log, concurrency: config.runnerConcurrency, role: "runner",
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "runner stopping: running bots are stopped and left resumable");
+    try {
+      await runner.stop();
+      await store.close();
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "error while stopping the runner");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

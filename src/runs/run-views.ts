@@ -1,0 +1,56 @@
+import { microToUsd } from "../core/money.js";
+import type { RunRow, listAttempts, sumRunUsage } from "../store/runs.js";
+import { parseVars } from "./runs.js";
+
+const iso = (ms: number | null): string | null => (ms == null ? null : new Date(Number(ms)).toISOString());
+
+/** API shape of a run: snake_case, ISO timestamps. */
+export function runView(r: RunRow) {
+  return {
+    id: r.id,
+    org_id: r.org_id,
+    team_id: r.team_id,
+    bot_id: r.bot_id,
+    status: r.status,
+    vars: parseVars(r.vars),
+    repo_url: r.repo_url,
+    repo_ref: r.repo_ref,
+    project_path: r.project_path,
+    connection_id: r.connection_id,
+    subject_id: r.subject_id,
+    parent_subject_id: r.parent_subject_id,
+    webhook_id: r.webhook_id,
+    delivery_id: r.delivery_id,
+    source: r.source,
+    actor: { user_id: r.actor_user_id, kind: r.actor_kind },
+    attempt: r.attempt,
+    failure_code: r.failure_code,
+    failure_detail: r.failure_detail,
+    cancel_requested: r.cancel_requested === 1,
+    created_at: iso(r.created_at),
+    queued_at: iso(r.queued_at),
+    started_at: iso(r.started_at),
+    finished_at: iso(r.finished_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+export function runDetailView(
+  r: RunRow,
+  attempts: Awaited<ReturnType<typeof listAttempts>>,
+  usage: Awaited<ReturnType<typeof sumRunUsage>>,
+) {
+  return {
+    ...runView(r),
+    attempts: attempts.map((a) => ({
+      number: a.number, status: a.status, failure_code: a.failure_code, started_at: iso(a.started_at), finished_at: iso(a.finished_at),
+    })),
+    usage: {
+      cost_usd: microToUsd(usage.costMicro),
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      aggregate_tokens: usage.aggregateTokens,
+      reports: usage.reports,
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/** One bot of the bots file: the command the reference runner executes for it. */
+export interface BotCommand {
+  id: string;
+  /** argv; a first word `node` means the Node binary running the service. */
+  command: string[];
+  /** Killed after this long; default 600 s. */
+  timeoutMs: number;
+  /** Extra environment for the bot, on top of the run's variables. */
+  env: Record<string, string>;
+  /** The bots file's folder: the command's working directory, so relative paths resolve there. */
+  cwd: string;
+}
+
+export class BotsFileError extends Error {}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+const BOT_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * The reference runner's bots file (JSON): `{ "<bot id>": { "command": [argv…],
+ * "timeout_seconds"?: n, "env"?: {…} } }`. Read on first use and again when the file changes,
+ * so editing it needs no restart.
+ */
+export class BotCommands {
+  private cache: { mtimeMs: number; bots: Map<string, BotCommand> } | undefined;
+
+  constructor(readonly file: string) {}
+
+  /** The bot's command, or undefined for an unknown bot (or a missing file). */
+  get(botId: string): BotCommand | undefined {
+    return this.load().get(botId);
+  }
+
+  has(botId: string): boolean {
+    return this.load().has(botId);
+  }
+
+  /** The bots file is the same for every org. */
+  async isKnownBot(_orgId: string, botId: string): Promise<boolean> {
+    return this.has(botId);
+  }
+
+  ids(): string[] {
+    return [...this.load().keys()].sort();
+  }
+
+  private load(): Map<string, BotCommand> {
+    let mtimeMs: number;
+    try {
+      mtimeMs = fs.statSync(this.file).mtimeMs;
+    } catch {
+      return new Map();
+    }
+    if (this.cache?.mtimeMs === mtimeMs) return this.cache.bots;
+    const bots = parseBotsFile(fs.readFileSync(this.file, "utf8"), path.dirname(this.file), this.file);
+    this.cache = { mtimeMs, bots };
+    return bots;
+  }
+}
+
+export function parseBotsFile(text: string, dir: string, name = "bots file"): Map<string, BotCommand> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new BotsFileError(`${name}: not valid JSON`);
+  }
+  if (!isObject(raw)) throw new BotsFileError(`${name}: must be an object of bot id → {command, timeout_seconds?, env?}`);
+  const bots = new Map<string, BotCommand>();
+  for (const [id, entry] of Object.entries(raw)) {
+    if (id.startsWith("$")) continue; // "$comment" and friends
+    if (!BOT_ID.test(id)) throw new BotsFileError(`${name}: bot id ${JSON.stringify(id)} must match ${BOT_ID}`);
+    if (!isObject(entry) || !Array.isArray(entry.command) || entry.command.length === 0 || !entry.command.every((w) => typeof w === "string")) {
+      throw new BotsFileError(`${name}: ${id}.command must be a non-empty array of strings`);
+    }
+    const timeout = entry.timeout_seconds;
+    if (timeout !== undefined && (typeof timeout !== "number" || !(timeout > 0))) {
+      throw new BotsFileError(`${name}: ${id}.timeout_seconds must be a positive number`);
+    }
+    const env = entry.env ?? {};
+    if (!isObject(env) || !Object.values(env).every((v) => typeof v === "string")) {
+      throw new BotsFileError(`${name}: ${id}.env must map names to strings`);
+    }
+    bots.set(id, {
+      id,
+      command: entry.command as string[],
+      timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
+      env: env as Record<string, string>,
+      cwd: dir,
+    });
+  }
+  return bots;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,96 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { BotCommand } from "./bot-commands.js";
+import { parseUsageLine, type BotUsageLine } from "./usage-line.js";
+
+/** What the bot is handed: environment variables and the same facts as JSON on stdin. */
+export interface BotInput {
+  runId: string;
+  botId: string;
+  attempt: number;
+  vars: Record<string, string>;
+  repoUrl: string | null;
+  repoRef: string | null;
+  projectPath: string | null;
+}
+
+export type BotExit =
+  | { kind: "exited"; code: number; usage: BotUsageLine[]; stderrTail: string }
+  | { kind: "timed_out"; usage: BotUsageLine[]; stderrTail: string }
+  | { kind: "aborted"; usage: BotUsageLine[]; stderrTail: string }
+  | { kind: "spawn_failed"; message: string; usage: BotUsageLine[]; stderrTail: string };
+
+const STDERR_TAIL = 2000;
+/** After SIGTERM a bot gets this long to exit before SIGKILL. */
+const KILL_GRACE_MS = 5000;
+
+/**
+ * Runs one bot command to its end. The child gets a clean environment (PATH, HOME, LANG and
+ * the run's facts): the service's own variables hold secrets a bot must not see.
+ */
+export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSignal): Promise<BotExit> {
+  const [first, ...args] = bot.command;
+  const file = first === "node" ? process.execPath : first!;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? bot.cwd,
+    LANG: process.env.LANG ?? "C.UTF-8",
+    BOT_RUN_ID: input.runId,
+    BOT_ID: input.botId,
+    BOT_ATTEMPT: String(input.attempt),
+    BOT_REPO_URL: input.repoUrl ?? "",
+    BOT_REPO_REF: input.repoRef ?? "",
+    BOT_PROJECT_PATH: input.projectPath ?? "",
+    ...bot.env,
+  };
+  for (const [k, v] of Object.entries(input.vars)) env[`BOT_VAR_${k}`] = v;
+
+  return new Promise((resolve) => {
+    const usage: BotUsageLine[] = [];
+    let stderr = "";
+    let ending: "timed_out" | "aborted" | undefined;
+    const child = spawn(file, args, { cwd: path.resolve(bot.cwd), env, stdio: ["pipe", "pipe", "pipe"] });
+
+    const kill = (why: "timed_out" | "aborted") => {
+      if (ending || child.exitCode !== null) return;
+      ending = why;
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => kill("timed_out"), bot.timeoutMs);
+    const onAbort = () => kill("aborted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const parsed = parseUsageLine(line);
+      if (parsed) usage.push(parsed);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+    });
+    // A bot that never reads stdin closes it early; that is not an error of the run.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(
+      JSON.stringify({
+        run_id: input.runId, bot: input.botId, attempt: input.attempt, vars: input.vars,
+        repo_url: input.repoUrl, repo_ref: input.repoRef, project_path: input.projectPath,
+      }),
+    );
+
+    let settled = false;
+    const settle = (exit: BotExit) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(exit);
+    };
+    child.on("error", (err) => settle({ kind: "spawn_failed", message: err.message, usage, stderrTail: stderr }));
+    child.on("close", (code) => {
+      if (ending) settle({ kind: ending, usage, stderrTail: stderr });
+      else settle({ kind: "exited", code: code ?? 1, usage, stderrTail: stderr });
+    });
+  });
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { BotsFileError, parseBotsFile } from "./bot-commands.js";
+import { outcomeOf } from "./runner.js";
+import { parseUsageLine } from "./usage-line.js";
+
+describe("parseUsageLine", () => {
+  it("reads a usage line into micro-USD and typed fields", () => {
+    const line = JSON.stringify({
+      usage: { id: "u1", cost_usd: 0.0012, input_tokens: 120, output_tokens: 30, aggregate_tokens: 900, fingerprint: "fp", provider: "anthropic", tier: "pool", repo: "a/b", amount_type: "estimate" },
+    });
+    expect(parseUsageLine(line)).toEqual({
+      id: "u1", costMicro: 1200, inputTokens: 120, outputTokens: 30, aggregateTokens: 900, fingerprint: "fp", provider: "anthropic", tier: "pool", repo: "a/b", amountType: "estimate",
+    });
+  });
+
+  it("treats negative or missing amounts as unknown (0), an unknown tier as unattributed, other lines as output", () => {
+    expect(parseUsageLine('{"usage": {"cost_usd": -5, "tier": "gold"}}')).toMatchObject({ costMicro: 0, tier: null, amountType: "metered" });
+    expect(parseUsageLine("hello usage")).toBeUndefined();
+    expect(parseUsageLine('{"usage": 3}')).toBeUndefined();
+    expect(parseUsageLine('{"usage": {')).toBeUndefined();
+  });
+});
+
+describe("parseBotsFile", () => {
+  it("reads commands, timeouts and env, skipping $comment keys", () => {
+    const bots = parseBotsFile(JSON.stringify({ $comment: "x", "review-pr": { command: ["node", "a.mjs"], timeout_seconds: 2, env: { A: "1" } } }), "/b");
+    expect([...bots.values()]).toEqual([{ id: "review-pr", command: ["node", "a.mjs"], timeoutMs: 2000, env: { A: "1" }, cwd: "/b" }]);
+  });
+
+  it.each([
+    ["not json", "{"],
+    ["empty command", JSON.stringify({ a: { command: [] } })],
+    ["bad timeout", JSON.stringify({ a: { command: ["x"], timeout_seconds: 0 } })],
+    ["bad env", JSON.stringify({ a: { command: ["x"], env: { A: 1 } } })],
+    ["bad id", JSON.stringify({ "Bad Id": { command: ["x"] } })],
+  ])("refuses %s", (_name, text) => {
+    expect(() => parseBotsFile(text, "/b")).toThrow(BotsFileError);
+  });
+});
+
+describe("outcomeOf", () => {
+  const base = { usage: [], stderrTail: "" };
+  it.each([
+    [{ kind: "exited", code: 0, ...base }, undefined, { status: "succeeded" }],
+    [{ kind: "exited", code: 75, ...base }, undefined, { status: "failed_resumable", failureCode: "BOT_TEMPFAIL" }],
+    [{ kind: "exited", code: 2, ...base }, undefined, { status: "failed", failureCode: "BOT_FAILED" }],
+    [{ kind: "timed_out", ...base }, undefined, { status: "failed", failureCode: "TIMEOUT" }],
+    [{ kind: "aborted", ...base }, "cancel", { status: "cancelled" }],
+    [{ kind: "aborted", ...base }, "shutdown", { status: "failed_resumable", failureCode: "RUNNER_STOPPED" }],
+    [{ kind: "spawn_failed", message: "ENOENT", ...base }, undefined, { status: "failed", failureCode: "BOT_START_FAILED" }],
+  ] as const)("%o (%s) → %o", (exit, reason, want) => {
+    expect(outcomeOf(exit as never, reason)).toMatchObject(want);
+  });
+});

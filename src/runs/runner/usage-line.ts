@@ -1,0 +1,52 @@
+import { usdToMicro } from "../../core/money.js";
+import { CREDENTIAL_TIERS, type CredentialTier } from "../../metering/metering.js";
+
+/** One `{"usage": {…}}` line a bot printed on stdout, money already in micro-USD. */
+export interface BotUsageLine {
+  id: string | null;
+  costMicro: number;
+  inputTokens: number;
+  outputTokens: number;
+  aggregateTokens: number;
+  fingerprint: string | null;
+  provider: string | null;
+  tier: CredentialTier | null;
+  repo: string | null;
+  amountType: "metered" | "estimate";
+}
+
+/**
+ * Parses a stdout line of the usage protocol: a JSON object with a `usage` object holding
+ * cost_usd, input_tokens, output_tokens, aggregate_tokens, fingerprint, provider, tier, repo,
+ * amount_type and an optional id. Any other line is the bot's own output: undefined.
+ */
+export function parseUsageLine(line: string): BotUsageLine | undefined {
+  const text = line.trim();
+  if (!text.startsWith("{") || !text.includes('"usage"')) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const u = (raw as { usage?: unknown }).usage;
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return undefined;
+  const o = u as Record<string, unknown>;
+  const tier = typeof o.tier === "string" && (CREDENTIAL_TIERS as readonly string[]).includes(o.tier) ? (o.tier as CredentialTier) : null;
+  return {
+    id: str(o.id),
+    costMicro: usdToMicro(count(o.cost_usd)),
+    inputTokens: Math.round(count(o.input_tokens)),
+    outputTokens: Math.round(count(o.output_tokens)),
+    aggregateTokens: Math.round(count(o.aggregate_tokens)),
+    fingerprint: str(o.fingerprint),
+    provider: str(o.provider),
+    tier,
+    repo: str(o.repo),
+    amountType: o.amount_type === "estimate" ? "estimate" : "metered",
+  };
+}
+
+/** Negative, missing or non-numeric amounts count as 0 (unknown), never as a credit. */
+const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 && v.length <= 512 ? v : null);

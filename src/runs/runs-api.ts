@@ -1,0 +1,89 @@
+import type { LaunchDenial } from "../admission/decide-launch.js";
+import type { Launcher } from "../admission/launcher.js";
+import { ServiceError, invalid, notFound } from "../core/errors.js";
+import type { RunStatus } from "../store/schema/runs.js";
+import * as q from "../store/runs.js";
+import type { Store } from "../store/store.js";
+import type { Access, Principal } from "../tenancy/access.js";
+import type { Runs } from "./runs.js";
+import { runDetailView, runView } from "./run-views.js";
+
+/** Which bot ids an org may launch: the shape of the bot catalog's check, which the runner's bots file also offers. */
+export interface KnownBots {
+  isKnownBot(orgId: string, botId: string): Promise<boolean>;
+}
+
+export interface LaunchInput {
+  team_id: string;
+  bot: string;
+  vars?: Record<string, string>;
+  repo_url?: string;
+  repo_ref?: string;
+  project_path?: string;
+  connection_id?: string;
+}
+
+export type ApiLaunchResult =
+  | { kind: "launched"; run: ReturnType<typeof runView> }
+  | { kind: "denied"; denial: LaunchDenial };
+
+/**
+ * Runs as the management API sees them. Team members launch, read, resume and cancel their
+ * team's runs; deleting a run and its data takes a team admin. Super-admins bypass the gate.
+ */
+export class RunsApi {
+  constructor(private readonly deps: { store: Store; access: Access; launcher: Launcher; runs: Runs; bots: KnownBots }) {}
+
+  async launch(p: Principal, input: LaunchInput): Promise<ApiLaunchResult> {
+    const { team } = await this.deps.access.team(p, input.team_id, "member");
+    if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
+    const result = await this.deps.launcher.launch({
+      teamId: input.team_id, botId: input.bot, vars: input.vars ?? {}, repoUrl: input.repo_url, repoRef: input.repo_ref,
+      projectPath: input.project_path, connectionId: input.connection_id, source: "api",
+      actor: { userId: p.userId, kind: "user" }, bypassGate: p.superAdmin,
+    });
+    return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
+  }
+
+  async get(p: Principal, runId: string) {
+    const run = await this.visibleRun(p, runId, "member");
+    const db = this.deps.store.db;
+    return runDetailView(run, await q.listAttempts(db, runId), await q.sumRunUsage(db, runId));
+  }
+
+  async list(p: Principal, teamId: string, options: { status?: RunStatus; limit?: number }) {
+    await this.deps.access.team(p, teamId, "member");
+    const rows = await q.listTeamRuns(this.deps.store.db, teamId, { status: options.status, limit: options.limit ?? 50 });
+    return rows.map(runView);
+  }
+
+  async resume(p: Principal, runId: string): Promise<ApiLaunchResult> {
+    await this.visibleRun(p, runId, "member");
+    const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin);
+    return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
+  }
+
+  async cancel(p: Principal, runId: string) {
+    await this.visibleRun(p, runId, "member");
+    await this.deps.runs.cancel(runId);
+    return runView((await q.findRun(this.deps.store.db, runId))!);
+  }
+
+  async delete(p: Principal, runId: string): Promise<void> {
+    await this.visibleRun(p, runId, "admin");
+    await this.deps.store.tx((tx) => q.deleteRun(tx, runId));
+  }
+
+  /** The run, if the caller may see it; a run of another team is reported as not found. */
+  private async visibleRun(p: Principal, runId: string, need: "member" | "admin") {
+    const run = await q.findRun(this.deps.store.db, runId);
+    if (!run) throw notFound("run");
+    try {
+      await this.deps.access.team(p, run.team_id, need);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === "not_found") throw notFound("run");
+      throw err;
+    }
+    return run;
+  }
+}

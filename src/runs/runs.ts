@@ -1,0 +1,114 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Metering, UsageReport } from "../metering/metering.js";
+import type { Metrics } from "../metrics/metrics.js";
+import * as q from "../store/runs.js";
+import type { Store } from "../store/store.js";
+
+/** A run as a runner holds it: the claim token proves the lease on every later call. */
+export interface ClaimedRun {
+  run: q.RunRow;
+  claimToken: string;
+  attempt: number;
+  vars: Record<string, string>;
+}
+
+export type RunOutcome =
+  | { status: "succeeded" }
+  | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string }
+  | { status: "cancelled" };
+
+export interface RunsDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  metrics: Metrics;
+  log: Logger;
+  metering: Metering;
+}
+
+/**
+ * The run queue as runners see it: claim with a lease, heartbeat, finish with usage. Also the
+ * stops that act on many runs (forge "PR closed") and the orphan reclaim.
+ */
+export class Runs {
+  constructor(private readonly deps: RunsDeps) {}
+
+  /** Claims the oldest queued run for `worker`, holding it for `leaseMs` unless heartbeats extend it. */
+  async claim(worker: string, leaseMs: number): Promise<ClaimedRun | undefined> {
+    const now = this.deps.clock.now();
+    // The attempt's id is its claim token: the runner proves its lease with the attempt it runs.
+    const token = this.deps.ids.next("att");
+    const run = await this.deps.store.tx(async (tx) => {
+      const row = await q.claimNextRun(tx, this.deps.store.kind, { token, worker, now, leaseUntil: now + leaseMs });
+      if (row) await q.insertAttempt(tx, { id: token, run_id: row.id, number: row.attempt, claimed_by: worker, started_at: now });
+      return row;
+    });
+    if (!run) return undefined;
+    return { run, claimToken: token, attempt: run.attempt, vars: parseVars(run.vars) };
+  }
+
+  /**
+   * Extends the lease. `held: false` means the run was taken away (reclaimed or failed); the
+   * runner stops it. `cancelRequested` carries a cancel to the runner at its next heartbeat.
+   */
+  async heartbeat(runId: string, claimToken: string, leaseMs: number): Promise<{ held: boolean; cancelRequested: boolean }> {
+    const now = this.deps.clock.now();
+    const row = await q.extendLease(this.deps.store.db, runId, claimToken, now, now + leaseMs);
+    return row ? { held: true, cancelRequested: row.cancel_requested === 1 } : { held: false, cancelRequested: true };
+  }
+
+  /**
+   * Ends the attempt and records its usage. Usage is recorded even when the claim was lost
+   * meanwhile: the money was spent either way, and each report counts once.
+   */
+  async finish(claim: ClaimedRun, outcome: RunOutcome, usage: UsageReport[] = []): Promise<{ finished: boolean }> {
+    const now = this.deps.clock.now();
+    const failureCode = outcome.status === "failed" || outcome.status === "failed_resumable" ? outcome.failureCode : null;
+    const detail = "detail" in outcome ? (outcome.detail ?? null) : null;
+    const row = await this.deps.store.tx((tx) =>
+      q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now }),
+    );
+    if (row) this.deps.metrics.runsFinished.inc({ status: outcome.status });
+    for (const report of usage) await this.deps.metering.record(claim.run.id, claim.attempt, report);
+    return { finished: row !== undefined };
+  }
+
+  /** Flips running runs whose lease expired to failed_resumable, so they stop holding a slot. */
+  async reclaimExpiredLeases(now: number = this.deps.clock.now()): Promise<number> {
+    const rows = await this.deps.store.tx((tx) => q.reclaimExpiredRuns(tx, now));
+    if (rows.length > 0) {
+      this.deps.metrics.orphanRecovered.inc(rows.length);
+      this.deps.metrics.runsFinished.inc({ status: "failed_resumable" }, rows.length);
+      this.deps.log.warn({ runs: rows.map((r) => r.id) }, "runs whose runner stopped heartbeating set to failed_resumable");
+    }
+    return rows.length;
+  }
+
+  /** Cancels queued runs bound to the subject (or with it as parent) and asks running ones to stop. */
+  async stopBySubject(teamId: string, subjectId: string): Promise<{ cancelled: number; cancelRequested: number }> {
+    return this.stop({ teamId, subjectId });
+  }
+
+  /** Cancels one run: at once when queued, at the runner's next heartbeat when running. */
+  async cancel(runId: string): Promise<{ cancelled: number; cancelRequested: number }> {
+    return this.stop({ runId });
+  }
+
+  private async stop(match: { runId?: string; teamId?: string; subjectId?: string }) {
+    const r = await this.deps.store.tx((tx) => q.cancelRuns(tx, match, this.deps.clock.now()));
+    if (r.cancelled > 0) this.deps.metrics.runsFinished.inc({ status: "cancelled" }, r.cancelled);
+    return { cancelled: r.cancelled, cancelRequested: r.requested };
+  }
+}
+
+export function parseVars(stored: string): Record<string, string> {
+  try {
+    const v: unknown = JSON.parse(stored);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string"));
+  } catch {
+    return {};
+  }
+}

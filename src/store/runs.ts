@@ -1,0 +1,239 @@
+import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from "kysely";
+import type { Database } from "./schema/index.js";
+import type { RunStatus, RunsTable } from "./schema/runs.js";
+import type { Db, StoreKind } from "./store.js";
+
+export type RunRow = Selectable<RunsTable>;
+
+export async function insertRun(db: Db, row: Insertable<RunsTable>): Promise<void> {
+  await db.insertInto("runs").values(row).execute();
+}
+
+export function findRun(db: Db, id: string): Promise<RunRow | undefined> {
+  return db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Newest first. */
+export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStatus; limit: number }): Promise<RunRow[]> {
+  let q = db.selectFrom("runs").selectAll().where("team_id", "=", teamId);
+  if (options.status) q = q.where("status", "=", options.status);
+  return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
+}
+
+/**
+ * Marks the run's current attempt as counted, once: true only for the call that flipped it,
+ * so the caller increments org_usage.runs exactly once per run attempt.
+ */
+export async function markAttemptMetered(db: Db, runId: string, month: string): Promise<boolean> {
+  const r = await db
+    .updateTable("runs")
+    .set((eb) => ({ metered_attempt: eb.ref("attempt"), metered: 1, metered_month: month }))
+    .where("id", "=", runId)
+    .where((eb) => eb("metered_attempt", "<", eb.ref("attempt")))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Hand-back: un-counts the run's launch once; returns the org and month to decrement, if it flipped. */
+export async function releaseMetering(db: Db, runId: string): Promise<{ orgId: string; month: string } | undefined> {
+  const row = await db
+    .updateTable("runs")
+    .set({ metered: 0 })
+    .where("id", "=", runId)
+    .where("metered", "=", 1)
+    .returning(["org_id", "metered_month"])
+    .executeTakeFirst();
+  return row?.metered_month ? { orgId: row.org_id, month: row.metered_month } : undefined;
+}
+
+/** Puts a failed run back on the queue as its next attempt; false when it is not resumable. */
+export async function requeueRun(db: Db, runId: string, now: number, actor: { userId: string | null; kind: string }): Promise<boolean> {
+  const r = await db
+    .updateTable("runs")
+    .set((eb) => ({
+      status: "queued",
+      attempt: eb("attempt", "+", 1),
+      source: "resume",
+      actor_user_id: actor.userId,
+      actor_kind: actor.kind,
+      failure_code: null,
+      failure_detail: null,
+      cancel_requested: 0,
+      claim_token: null,
+      claimed_by: null,
+      lease_expires_at: null,
+      queued_at: now,
+      updated_at: now,
+      finished_at: null,
+    }))
+    .where("id", "=", runId)
+    .where("status", "in", ["failed", "failed_resumable"])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Claims the oldest queued run: one atomic UPDATE … WHERE status='queued' … RETURNING on both
+ * stores. PostgreSQL picks the row with FOR UPDATE SKIP LOCKED so concurrent runners do not
+ * queue up behind each other; SQLite writers are serial anyway.
+ */
+export async function claimNextRun(
+  db: Db,
+  kind: StoreKind,
+  claim: { token: string; worker: string; now: number; leaseUntil: number },
+): Promise<RunRow | undefined> {
+  let pick = db.selectFrom("runs").select("id").where("status", "=", "queued").orderBy("queued_at").orderBy("id").limit(1);
+  if (kind === "postgres") pick = pick.forUpdate().skipLocked();
+  return db
+    .updateTable("runs")
+    .set((eb) => ({
+      status: "running",
+      claim_token: claim.token,
+      claimed_by: claim.worker,
+      lease_expires_at: claim.leaseUntil,
+      started_at: eb.fn.coalesce("started_at", eb.val(claim.now)),
+      updated_at: claim.now,
+    }))
+    .where("id", "=", (eb) => eb.selectFrom(pick.as("p")).select("p.id"))
+    .where("status", "=", "queued")
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertAttempt(db: Db, row: { id: string; run_id: string; number: number; claimed_by: string; started_at: number }) {
+  await db.insertInto("run_attempts").values({ ...row, status: "running", finished_at: null, failure_code: null }).execute();
+}
+
+/** Extends the lease of a run still held under `token`; undefined when the claim was lost. */
+export async function extendLease(db: Db, runId: string, token: string, now: number, leaseUntil: number) {
+  return db
+    .updateTable("runs")
+    .set({ lease_expires_at: leaseUntil, updated_at: now })
+    .where("id", "=", runId)
+    .where("claim_token", "=", token)
+    .where("status", "=", "running")
+    .returning(["cancel_requested"])
+    .executeTakeFirst();
+}
+
+/** Ends the running attempt held under `token`; undefined when the claim was lost meanwhile. */
+export async function finishClaimedRun(
+  db: Db,
+  runId: string,
+  token: string,
+  end: { status: RunStatus; failureCode: string | null; detail: string | null; now: number },
+): Promise<RunRow | undefined> {
+  const row = await db
+    .updateTable("runs")
+    .set({
+      status: end.status, failure_code: end.failureCode, failure_detail: end.detail, claim_token: null,
+      lease_expires_at: null, finished_at: end.now, updated_at: end.now,
+    })
+    .where("id", "=", runId)
+    .where("claim_token", "=", token)
+    .where("status", "=", "running")
+    .returningAll()
+    .executeTakeFirst();
+  if (row) await endAttempt(db, runId, row.attempt, end.status, end.failureCode, end.now);
+  return row;
+}
+
+export async function endAttempt(db: Db, runId: string, number: number, status: RunStatus, failureCode: string | null, now: number) {
+  await db
+    .updateTable("run_attempts")
+    .set({ status, failure_code: failureCode, finished_at: now })
+    .where("run_id", "=", runId)
+    .where("number", "=", number)
+    .where("status", "=", "running")
+    .execute();
+}
+
+/** Runs whose runner stopped heartbeating; flips them to failed_resumable and returns them. */
+export async function reclaimExpiredRuns(db: Db, now: number): Promise<RunRow[]> {
+  const rows = await db
+    .updateTable("runs")
+    .set({
+      status: "failed_resumable", failure_code: "RUNNER_LOST", failure_detail: "the runner stopped heartbeating",
+      claim_token: null, lease_expires_at: null, finished_at: now, updated_at: now,
+    })
+    .where("status", "=", "running")
+    .where("lease_expires_at", "<", now)
+    .returningAll()
+    .execute();
+  for (const r of rows) await endAttempt(db, r.id, r.attempt, "failed_resumable", "RUNNER_LOST", now);
+  return rows;
+}
+
+/** Fails a run that is still active (a launch that failed after admission). */
+export async function failActiveRun(db: Db, runId: string, code: string, detail: string, now: number): Promise<RunRow | undefined> {
+  const row = await db
+    .updateTable("runs")
+    .set({ status: "failed", failure_code: code, failure_detail: detail, cancel_requested: 1, claim_token: null, lease_expires_at: null, finished_at: now, updated_at: now })
+    .where("id", "=", runId)
+    .where("status", "in", ["queued", "running"])
+    .returningAll()
+    .executeTakeFirst();
+  if (row) await endAttempt(db, runId, row.attempt, "failed", code, now);
+  return row;
+}
+
+/**
+ * Cancels runs: queued ones at once, running ones by flagging cancel_requested, which their
+ * runner sees at the next heartbeat. Returns how many of each.
+ */
+export async function cancelRuns(
+  db: Db,
+  match: { runId?: string; teamId?: string; subjectId?: string },
+  now: number,
+): Promise<{ cancelled: number; requested: number }> {
+  const scope = (eb: ExpressionBuilder<Database, "runs">) => {
+    const conds: Expression<SqlBool>[] = [];
+    if (match.runId) conds.push(eb("id", "=", match.runId));
+    if (match.teamId) conds.push(eb("team_id", "=", match.teamId));
+    if (match.subjectId) conds.push(eb.or([eb("subject_id", "=", match.subjectId), eb("parent_subject_id", "=", match.subjectId)]));
+    return eb.and(conds);
+  };
+  const queued = await db.updateTable("runs")
+    .set({ status: "cancelled", cancel_requested: 1, failure_code: "CANCELLED", finished_at: now, updated_at: now })
+    .where(scope)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  const running = await db.updateTable("runs")
+    .set({ cancel_requested: 1, updated_at: now })
+    .where(scope)
+    .where("status", "=", "running")
+    .where("cancel_requested", "=", 0)
+    .executeTakeFirst();
+  return { cancelled: Number(queued.numUpdatedRows), requested: Number(running.numUpdatedRows) };
+}
+
+/** Deletes the run and everything recorded under it; the org and ledger counters keep their sums. */
+export async function deleteRun(db: Db, runId: string): Promise<boolean> {
+  await db.deleteFrom("run_usage_events").where("run_id", "=", runId).execute();
+  await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
+  const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+export function listAttempts(db: Db, runId: string) {
+  return db.selectFrom("run_attempts").selectAll().where("run_id", "=", runId).orderBy("number").execute();
+}
+
+/** The run's recorded spend, all attempts together. */
+export async function sumRunUsage(db: Db, runId: string) {
+  const row = await db
+    .selectFrom("run_usage_events")
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>("cost_micro"), eb.val(0)).as("cost_micro"),
+      eb.fn.coalesce(eb.fn.sum<number>("input_tokens"), eb.val(0)).as("input_tokens"),
+      eb.fn.coalesce(eb.fn.sum<number>("output_tokens"), eb.val(0)).as("output_tokens"),
+      eb.fn.coalesce(eb.fn.sum<number>("aggregate_tokens"), eb.val(0)).as("aggregate_tokens"),
+      eb.fn.countAll<number>().as("reports"),
+    ])
+    .where("run_id", "=", runId)
+    .executeTakeFirstOrThrow();
+  return {
+    costMicro: Number(row.cost_micro), inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens),
+    aggregateTokens: Number(row.aggregate_tokens), reports: Number(row.reports),
+  };
+}

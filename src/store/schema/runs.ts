@@ -1,0 +1,95 @@
+/** Timestamps are integer milliseconds since the epoch; booleans are 0/1; JSON is text. */
+
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "failed_resumable" | "cancelled";
+/** Only these hold a concurrency slot. */
+export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
+
+/** A run is also its queue entry: status `queued` is "published", a runner claims it with a lease. */
+export interface RunsTable {
+  id: string;
+  org_id: string;
+  team_id: string;
+  bot_id: string;
+  status: RunStatus;
+  /** JSON object of string → string. */
+  vars: string;
+  repo_url: string | null;
+  repo_ref: string | null;
+  project_path: string | null;
+  connection_id: string | null;
+  subject_id: string | null;
+  parent_subject_id: string | null;
+  webhook_id: string | null;
+  delivery_id: string | null;
+  /** `api`, `webhook`, `resume`, … */
+  source: string;
+  actor_user_id: string | null;
+  actor_kind: string;
+  /** Current execution attempt, from 1; a resume adds one. */
+  attempt: number;
+  /** Highest attempt counted in org_usage.runs: a re-published attempt does not count twice. */
+  metered_attempt: number;
+  /** 1 while this run's launch is counted; the hand-back flips it to 0 exactly once. */
+  metered: number;
+  /** The UTC month the counted launch was charged to, so a hand-back decrements that row. */
+  metered_month: string | null;
+  failure_code: string | null;
+  failure_detail: string | null;
+  cancel_requested: number;
+  claim_token: string | null;
+  claimed_by: string | null;
+  lease_expires_at: number | null;
+  /** When the run (or its latest resume) entered the queue; claims take the oldest first. */
+  queued_at: number;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface RunAttemptsTable {
+  id: string;
+  run_id: string;
+  number: number;
+  status: RunStatus;
+  claimed_by: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+  failure_code: string | null;
+}
+
+/** One usage report of an attempt; unique per (run, report_id) so a repeated report counts once. */
+export interface RunUsageEventsTable {
+  id: string;
+  run_id: string;
+  attempt: number;
+  report_id: string;
+  org_id: string;
+  team_id: string;
+  month: string;
+  cost_micro: number;
+  input_tokens: number;
+  output_tokens: number;
+  aggregate_tokens: number;
+  fingerprint: string | null;
+  provider: string | null;
+  tier: string | null;
+  /** Forge slug (owner/repo) of the targeted repository; empty when unknown. */
+  repo: string;
+  amount_type: "metered" | "estimate";
+  created_at: number;
+}
+
+/** Per-team launch-rate bucket; tokens are in 1/60000 of a launch so the refill stays integral. */
+export interface TeamLaunchBucketsTable {
+  team_id: string;
+  tokens: number;
+  updated_at: number;
+}
+
+export interface RunsTables {
+  runs: RunsTable;
+  run_attempts: RunAttemptsTable;
+  run_usage_events: RunUsageEventsTable;
+  team_launch_buckets: TeamLaunchBucketsTable;
+}

@@ -1,0 +1,92 @@
+import { sql } from "kysely";
+import type { Db } from "./store.js";
+
+/** Org counters for one UTC month; zeros when the month has no row yet. */
+export async function findOrgUsage(db: Db, orgId: string, month: string) {
+  const row = await db.selectFrom("org_usage").selectAll().where("org_id", "=", orgId).where("month", "=", month).executeTakeFirst();
+  return {
+    runs: Number(row?.runs ?? 0),
+    costMicro: Number(row?.cost_micro ?? 0),
+    inputTokens: Number(row?.input_tokens ?? 0),
+    outputTokens: Number(row?.output_tokens ?? 0),
+    aggregateTokens: Number(row?.aggregate_tokens ?? 0),
+  };
+}
+
+/** Adds `delta` launches to the month's run counter (negative for a hand-back, floored at 0). */
+export async function addOrgRuns(db: Db, orgId: string, month: string, delta: number, now: number): Promise<void> {
+  await db
+    .insertInto("org_usage")
+    .values({ org_id: orgId, month, runs: Math.max(0, delta), cost_micro: 0, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(["org_id", "month"]).doUpdateSet({
+        runs: sql<number>`case when org_usage.runs + ${delta} < 0 then 0 else org_usage.runs + ${delta} end`,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+export interface SpendDelta {
+  costMicro: number;
+  inputTokens: number;
+  outputTokens: number;
+  aggregateTokens: number;
+}
+
+/** Adds an attempt's spend to the org's month. */
+export async function addOrgSpend(db: Db, orgId: string, month: string, d: SpendDelta, now: number): Promise<void> {
+  await db
+    .insertInto("org_usage")
+    .values({
+      org_id: orgId, month, runs: 0, cost_micro: d.costMicro, input_tokens: d.inputTokens, output_tokens: d.outputTokens,
+      aggregate_tokens: d.aggregateTokens, updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(["org_id", "month"]).doUpdateSet({
+        cost_micro: sql<number>`org_usage.cost_micro + ${d.costMicro}`,
+        input_tokens: sql<number>`org_usage.input_tokens + ${d.inputTokens}`,
+        output_tokens: sql<number>`org_usage.output_tokens + ${d.outputTokens}`,
+        aggregate_tokens: sql<number>`org_usage.aggregate_tokens + ${d.aggregateTokens}`,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+async function count(q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }): Promise<number> {
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/** The resource counts of the org usage view, each read from its own table. */
+export async function countOrgResources(db: Db, orgId: string, month: string) {
+  const teamIds = db.selectFrom("teams").select("id").where("org_id", "=", orgId);
+  const calls = await db
+    .selectFrom("webhook_call_counters")
+    .select("calls")
+    .where("scope", "=", `org:${orgId}`)
+    .where("month", "=", month)
+    .executeTakeFirst();
+  return {
+    activeRuns: await count(
+      db.selectFrom("runs").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId).where("status", "in", ["queued", "running"]),
+    ),
+    webhookCalls: Number(calls?.calls ?? 0),
+    apiKeys: await count(db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
+    secrets: await count(db.selectFrom("workflow_secrets").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
+    botBindings: await count(db.selectFrom("org_bots").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
+    webhooks: await count(db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("tenant_id", "in", teamIds)),
+  };
+}
+
+/** Active runs per team of the org, for the per-team limits in the usage view. */
+export async function countActiveRunsByTeam(db: Db, orgId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("runs")
+    .select(["team_id", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("org_id", "=", orgId)
+    .where("status", "in", ["queued", "running"])
+    .groupBy("team_id")
+    .execute();
+  return new Map(rows.map((r) => [r.team_id, Number(r.n)]));
+}
