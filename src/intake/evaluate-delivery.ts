@@ -1,0 +1,81 @@
+import { sha256Hex } from "../core/secrets.js";
+import type { WebhookConfig } from "../webhooks/webhook-config.js";
+import { decideDelivery } from "./decide-delivery.js";
+import type { DeliveryContext } from "./delivery-context.js";
+import { invalid, type DeliveryDecision } from "./delivery-decision.js";
+import type { DeliveryEvent } from "./delivery-event.js";
+import { firstHeaderValue, type HeaderBag } from "./headers.js";
+import type { BodyAuth } from "./providers/provider.js";
+import { providers } from "./providers/registry.js";
+import { issueSubjectId, pullSubjectId } from "./subject-id.js";
+
+export interface DeliveryInput {
+  config: WebhookConfig;
+  headers: HeaderBag;
+  rawBody: Buffer;
+  auth: BodyAuth;
+  context: DeliveryContext;
+}
+
+/** The selected payload fields a delivery row records, whatever the outcome. */
+export interface DeliverySummary {
+  /** SHA-256 hex of the raw body; the raw payload is never stored. */
+  payloadSha256: string;
+  /** The forge's delivery id header, for logs and support. */
+  deliveryId?: string;
+  eventKind?: string;
+  eventAction?: string;
+  projectPath?: string;
+  subjectId?: string;
+  subjectSha?: string;
+}
+
+export interface EvaluatedDelivery {
+  decision: DeliveryDecision;
+  summary: DeliverySummary;
+  /** Present once the body verified and parsed. */
+  event?: DeliveryEvent;
+}
+
+function summarise(event: DeliveryEvent): Omit<DeliverySummary, "payloadSha256" | "deliveryId"> {
+  if (event.provider === "generic") return { eventKind: "generic", projectPath: undefined };
+  const { projectPath: path, number } = event;
+  const isPull = event.kind === "pull_request" || event.kind === "merge_request" || event.commentOn === "pull_request";
+  const subjectId =
+    path === undefined || number === undefined
+      ? undefined
+      : isPull
+        ? pullSubjectId(event.provider, path, number)
+        : event.kind === "issues" || event.commentOn === "issue"
+          ? issueSubjectId(event.provider, path, number)
+          : undefined;
+  return { eventKind: event.kind, eventAction: event.action || undefined, projectPath: path, subjectId, subjectSha: event.headSha };
+}
+
+/**
+ * Verify, then parse, then decide: the whole pure part of the delivery endpoint after the
+ * admission gates. Never throws on outside input; a failure is an `invalid` decision.
+ */
+export function evaluateDelivery(input: DeliveryInput): EvaluatedDelivery {
+  const provider = providers[input.config.provider];
+  const summary: DeliverySummary = {
+    payloadSha256: sha256Hex(input.rawBody),
+    deliveryId: firstHeaderValue(input.headers, provider.headers.delivery),
+  };
+  const verified = provider.verify({ headers: input.headers, rawBody: input.rawBody, auth: input.auth });
+  if (!verified.ok) return { decision: invalid(verified.code, verified.reason), summary };
+  const parsed = provider.parse(verified.payload, input.headers);
+  if (!parsed.ok) return { decision: invalid("bad_payload", parsed.reason), summary };
+  const event = parsed.event;
+  const decision = decideDelivery(input.config, event, input.context);
+  const fromPlan = decision.kind === "launch" || decision.kind === "defer" ? decision.launches[0] : undefined;
+  return {
+    decision,
+    event,
+    summary: {
+      ...summary,
+      ...summarise(event),
+      ...(fromPlan ? { subjectId: fromPlan.subjectId, projectPath: fromPlan.projectPath || undefined } : {}),
+    },
+  };
+}

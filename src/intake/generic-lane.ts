@@ -1,0 +1,89 @@
+import type { WebhookConfig } from "../webhooks/webhook-config.js";
+import type { DeliveryContext } from "./delivery-context.js";
+import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
+import type { GenericEvent } from "./delivery-event.js";
+import { projectAllowed } from "./filters.js";
+import { genericKey } from "./idempotency-keys.js";
+import { asObject, at } from "./json-guards.js";
+import { layerVars } from "./launch-vars.js";
+import { routeBots } from "./route-bots.js";
+
+/** Spec "Webhook intake limits": generic vars. */
+export const GENERIC_MAX_VARS = 256;
+export const GENERIC_VAR_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** 4 KiB, counted in UTF-8 bytes. */
+export const GENERIC_MAX_VALUE_BYTES = 4096;
+
+export interface GenericRequest {
+  bot?: string;
+  vars: Record<string, string>;
+  idempotencyKey?: string;
+  repoUrl?: string;
+  repoRef?: string;
+  projectPath?: string;
+}
+
+export type GenericRead = { ok: true; request: GenericRequest } | { ok: false; decision: DeliveryDecision };
+
+const bad = (reason: string): GenericRead => ({ ok: false, decision: invalid("bad_payload", reason) });
+
+/** Reads the spec's generic body; wrong types are 400s, the limits carry the spec's messages. */
+export function readGenericRequest(body: unknown): GenericRead {
+  const strings: Partial<Record<"bot" | "idempotency_key" | "repo_url" | "repo_ref" | "project_path", string>> = {};
+  for (const field of ["bot", "idempotency_key", "repo_url", "repo_ref", "project_path"] as const) {
+    const v = at(body, field);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string") return bad(`generic: ${field} must be a string`);
+    if (v.trim() !== "") strings[field] = v.trim();
+  }
+  const rawVars = at(body, "vars");
+  const varsObj = rawVars === undefined || rawVars === null ? {} : asObject(rawVars);
+  if (varsObj === undefined) return bad("generic: vars must be an object");
+  const entries = Object.entries(varsObj);
+  if (entries.length > GENERIC_MAX_VARS) return { ok: false, decision: invalid("too_many_vars", "generic: too many vars") };
+  const vars = new Map<string, string>();
+  for (const [key, value] of entries) {
+    if (!GENERIC_VAR_KEY.test(key)) return { ok: false, decision: invalid("bad_var_key", "bad var key") };
+    if (typeof value !== "string") return bad(`generic: var ${key} must be a string`);
+    if (Buffer.byteLength(value, "utf8") > GENERIC_MAX_VALUE_BYTES) {
+      return { ok: false, decision: invalid("var_value_too_large", "var value too large") };
+    }
+    vars.set(key, value);
+  }
+  return {
+    ok: true,
+    request: {
+      bot: strings.bot,
+      vars: Object.fromEntries(vars),
+      idempotencyKey: strings.idempotency_key,
+      repoUrl: strings.repo_url,
+      repoRef: strings.repo_ref,
+      projectPath: strings.project_path,
+    },
+  };
+}
+
+/** One launch of the named (or default, or single in-scope) bot; no review-pr fallback. */
+export function decideGeneric(config: WebhookConfig, event: GenericEvent, context: DeliveryContext): DeliveryDecision {
+  const read = readGenericRequest(event.body);
+  if (!read.ok) return read.decision;
+  const req = read.request;
+  const project = projectAllowed(config.project_allowlist, req.projectPath);
+  if (!project.pass) return filtered(project.reason);
+  const routing = routeBots(config, context.isKnownBot, { lane: "generic", kind: "generic", requestedBot: req.bot });
+  if (!routing.ok) return routing.decision;
+  const requestKey = req.idempotencyKey ?? event.rawSha256;
+  return {
+    kind: "launch",
+    launches: routing.bots.map((bot) => ({
+      botId: bot.botId,
+      // Body vars first; the webhook's layers override them.
+      vars: layerVars(req.vars, bot.ruleVars, config.operator_launch_vars, config.launch_vars),
+      idempotencyKey: genericKey(config.tenant_id, config.id, requestKey),
+      subjectId: `generic:${requestKey}`,
+      projectPath: req.projectPath ?? "",
+      repoUrl: req.repoUrl,
+      repoRef: req.repoRef,
+    })),
+  };
+}

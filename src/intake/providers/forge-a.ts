@@ -1,0 +1,25 @@
+import { firstHeaderValue } from "../headers.js";
+import { parseJsonObject } from "../json-guards.js";
+import { verifyBody } from "../verify-body.js";
+import { parseGitlab } from "./gitlab-parse.js";
+import type { Provider } from "./provider.js";
+
+/** forge_a is GitLab: it echoes the secret token verbatim and signs nothing. */
+export const forgeA: Provider = {
+  name: "forge_a",
+  headers: {
+    event: ["X-Gitlab-Event", "X-Forge-A-Event"],
+    delivery: ["Idempotency-Key", "X-Gitlab-Event-UUID"],
+    token: ["X-Gitlab-Token", "X-Forge-A-Token", "X-Service-Webhook-Token"],
+    signature: [],
+  },
+  signModes: ["token"],
+  verify(input) {
+    return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);
+  },
+  parse(payload, headers) {
+    const root = parseJsonObject(payload.text);
+    if (!root) return { ok: false, reason: "payload is not a JSON object" };
+    return { ok: true, event: parseGitlab(firstHeaderValue(headers, this.headers.event) ?? "", root) };
+  },
+};

@@ -1,0 +1,25 @@
+import { firstHeaderValue } from "../headers.js";
+import { parseJsonObject } from "../json-guards.js";
+import { verifyBody } from "../verify-body.js";
+import { parseGithubLike } from "./github-like-parse.js";
+import type { Provider } from "./provider.js";
+
+/** forge_b is GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
+export const forgeB: Provider = {
+  name: "forge_b",
+  headers: {
+    event: ["X-GitHub-Event", "X-Forge-B-Event"],
+    delivery: ["X-GitHub-Delivery"],
+    token: [],
+    signature: ["X-Hub-Signature-256", "X-Forge-B-Signature-256"],
+  },
+  signModes: ["hmac"],
+  verify(input) {
+    return verifyBody(this.headers, { format: "prefixed", form: "sign-body" }, input);
+  },
+  parse(payload, headers) {
+    const root = parseJsonObject(payload.text);
+    if (!root) return { ok: false, reason: "payload is not a JSON object" };
+    return { ok: true, event: parseGithubLike("forge_b", firstHeaderValue(headers, this.headers.event) ?? "", root) };
+  },
+};

@@ -1,0 +1,28 @@
+import { firstHeaderValue } from "../headers.js";
+import { parseJsonObject } from "../json-guards.js";
+import { verifyBody } from "../verify-body.js";
+import { parseGithubLike } from "./github-like-parse.js";
+import type { Provider } from "./provider.js";
+
+/**
+ * forge_c is Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
+ * (`payload=<urlencoded JSON>`) sign the JSON, not the body.
+ */
+export const forgeC: Provider = {
+  name: "forge_c",
+  headers: {
+    event: ["X-Forgejo-Event", "X-Forge-C-Event", "X-Gitea-Event", "X-Gogs-Event", "X-Forge-C-Legacy-Event"],
+    delivery: ["X-Forgejo-Delivery", "X-Gitea-Delivery"],
+    token: [],
+    signature: ["X-Forgejo-Signature", "X-Forge-C-Signature", "X-Gitea-Signature", "X-Gogs-Signature", "X-Forge-C-Legacy-Signature"],
+  },
+  signModes: ["hmac"],
+  verify(input) {
+    return verifyBody(this.headers, { format: "prefix-optional", form: "sign-payload" }, input);
+  },
+  parse(payload, headers) {
+    const root = parseJsonObject(payload.text);
+    if (!root) return { ok: false, reason: "payload is not a JSON object" };
+    return { ok: true, event: parseGithubLike("forge_c", firstHeaderValue(headers, this.headers.event) ?? "", root) };
+  },
+};

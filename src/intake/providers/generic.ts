@@ -1,0 +1,23 @@
+import { parseJsonObject } from "../json-guards.js";
+import { verifyBody } from "../verify-body.js";
+import type { Provider } from "./provider.js";
+
+/** A custom caller: a bearer token header by default, or hmac (`sha256=<hex>` or bare hex) opted in. */
+export const generic: Provider = {
+  name: "generic",
+  headers: {
+    event: [],
+    delivery: [],
+    token: ["X-Service-Webhook-Token"],
+    signature: ["X-Service-Webhook-Signature"],
+  },
+  signModes: ["token", "hmac"],
+  verify(input) {
+    return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);
+  },
+  parse(payload) {
+    const body = parseJsonObject(payload.text);
+    if (!body) return { ok: false, reason: "generic: body is not a JSON object" };
+    return { ok: true, event: { provider: "generic", kind: "generic", body, rawSha256: payload.rawSha256 } };
+  },
+};

@@ -1,0 +1,163 @@
+import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../delivery-event.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../draft-title.js";
+import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../json-guards.js";
+
+/** Event header values (https://docs.gitlab.com/user/project/integrations/webhook_events/). */
+const KIND_BY_EVENT: Record<string, EventKind> = {
+  "merge request hook": "merge_request",
+  "note hook": "note",
+  "confidential note hook": "note",
+  "issue hook": "issues",
+  "confidential issue hook": "issues",
+  "push hook": "push",
+  "tag push hook": "push",
+};
+
+/** Used only when the event header is missing. */
+const KIND_BY_OBJECT: Record<string, EventKind> = {
+  merge_request: "merge_request",
+  note: "note",
+  issue: "issues",
+  push: "push",
+  tag_push: "push",
+};
+
+const NOTEABLE: Record<string, ForgeEvent["commentOn"]> = {
+  MergeRequest: "pull_request",
+  Issue: "issue",
+  Commit: "commit",
+  Snippet: "snippet",
+};
+
+/** GitLab states: opened, closed, merged, locked. */
+function stateOf(root: unknown): "open" | "closed" | undefined {
+  const s = strAt(root, "state");
+  if (s === "opened") return "open";
+  return s === "closed" || s === "merged" || s === "locked" ? "closed" : undefined;
+}
+
+/** Source project vs target project, by id and by path; neither named means unknown. */
+export function gitlabFork(mr: unknown): ForkFacts {
+  const sourceId = idAt(mr, "source_project_id");
+  const targetId = idAt(mr, "target_project_id");
+  const sourcePath = textAt(mr, "source", "path_with_namespace");
+  const targetPath = textAt(mr, "target", "path_with_namespace");
+  const idsKnown = sourceId !== undefined && targetId !== undefined;
+  const pathsKnown = sourcePath !== undefined && targetPath !== undefined;
+  if ((idsKnown && sourceId !== targetId) || (pathsKnown && sourcePath.toLowerCase() !== targetPath.toLowerCase())) {
+    return {
+      state: "fork",
+      head: sourcePath ?? `project ${sourceId ?? "?"}`,
+      base: targetPath ?? `project ${targetId ?? "?"}`,
+    };
+  }
+  return idsKnown || pathsKnown ? { state: "same" } : { state: "unknown" };
+}
+
+function flagChange(changes: unknown, key: string): FlagChange | undefined {
+  const c = at(changes, key);
+  if (c === undefined) return undefined;
+  return { previous: boolAt(c, "previous"), current: boolAt(c, "current") };
+}
+
+function listChange(changes: unknown, key: string, field: string): ListChange | undefined {
+  if (at(changes, key) === undefined) return undefined;
+  return { previous: namesAt(changes, field, key, "previous") ?? [], current: namesAt(changes, field, key, "current") ?? [] };
+}
+
+function changesOf(root: JsonObject): EventChanges {
+  const changes = at(root, "changes");
+  const out: EventChanges = {};
+  const draft = flagChange(changes, "draft") ?? flagChange(changes, "work_in_progress");
+  if (draft) out.draft = draft;
+  const labels = listChange(changes, "labels", "title");
+  if (labels) out.labels = labels;
+  const reviewers = listChange(changes, "reviewers", "username");
+  if (reviewers) {
+    const reRequested = (arrayAt(changes, "reviewers", "current") ?? [])
+      .filter((r) => boolAt(r, "re_requested") === true)
+      .flatMap((r) => textAt(r, "username") ?? []);
+    out.reviewers = { ...reviewers, reRequested };
+  }
+  return out;
+}
+
+/** Labels in current but not previous, compared by title case-insensitively. */
+function addedLabels(labels: ListChange | undefined): string[] | undefined {
+  if (!labels) return undefined;
+  const before = new Set(labels.previous.map((l) => l.toLowerCase()));
+  return labels.current.filter((l) => !before.has(l.toLowerCase()));
+}
+
+export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
+  const kind = eventName ? (KIND_BY_EVENT[eventName.toLowerCase()] ?? "other") : (KIND_BY_OBJECT[strAt(root, "object_kind") ?? ""] ?? "other");
+  const project = at(root, "project");
+  const attrs = at(root, "object_attributes");
+  const userId = idAt(root, "user", "id");
+  const username = textAt(root, "user", "username");
+  const changes = changesOf(root);
+  const base: ForgeEvent = {
+    provider: "forge_a",
+    eventName,
+    kind,
+    action: strAt(attrs, "action") ?? "",
+    projectPath: textAt(project, "path_with_namespace"),
+    projectId: idAt(project, "id") ?? idAt(root, "project_id"),
+    repoUrl: textAt(project, "git_http_url") ?? textAt(project, "http_url"),
+    defaultBranch: textAt(project, "default_branch"),
+    actorLogin: username,
+    labels: namesAt(root, "title", "labels") ?? namesAt(attrs, "title", "labels"),
+    draft: false,
+    fork: { state: "unknown" },
+    changes,
+    updatedAt: textAt(attrs, "updated_at"),
+    eventAt: textAt(attrs, "updated_at"),
+  };
+  // MR hooks carry only author_id; the actor's username is the author's when the ids match.
+  const authorOf = (subject: unknown) => (userId !== undefined && idAt(subject, "author_id") === userId ? username : undefined);
+  const mrFields = (mr: unknown): Partial<ForgeEvent> => {
+    const title = strAt(mr, "title");
+    return {
+      number: intAt(mr, "iid"),
+      headSha: textAt(mr, "last_commit", "id"),
+      baseRef: textAt(mr, "target_branch"),
+      headRef: textAt(mr, "source_branch"),
+      url: textAt(mr, "url"),
+      title,
+      body: strAt(mr, "description"),
+      authorLogin: authorOf(mr),
+      draft: boolAt(mr, "draft") === true || boolAt(mr, "work_in_progress") === true || hasDraftPrefix(title, GITLAB_DRAFT_PREFIXES),
+      fork: gitlabFork(mr),
+      state: stateOf(mr),
+      merged: strAt(mr, "state") === "merged",
+    };
+  };
+  if (kind === "merge_request") return { ...base, ...mrFields(attrs) };
+  if (kind === "issues") {
+    return {
+      ...base,
+      number: intAt(attrs, "iid"),
+      url: textAt(attrs, "url"),
+      title: strAt(attrs, "title"),
+      body: strAt(attrs, "description"),
+      authorLogin: authorOf(attrs),
+      appliedLabels: addedLabels(changes.labels),
+      state: stateOf(attrs),
+    };
+  }
+  if (kind === "note") {
+    const commentOn = NOTEABLE[strAt(attrs, "noteable_type") ?? ""];
+    const subject = commentOn === "pull_request" ? at(root, "merge_request") : commentOn === "issue" ? at(root, "issue") : undefined;
+    return {
+      ...base,
+      ...(commentOn === "pull_request" ? mrFields(subject) : {}),
+      number: intAt(subject, "iid"),
+      url: textAt(attrs, "url"),
+      commentId: idAt(attrs, "id"),
+      commentBody: strAt(attrs, "note"),
+      commentOn,
+      state: stateOf(subject),
+    };
+  }
+  return base;
+}

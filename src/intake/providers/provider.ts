@@ -1,0 +1,42 @@
+import type { ProviderName, SignMode } from "../../webhooks/webhook-config.js";
+import type { TokenVerifier } from "../check-delivery-token.js";
+import type { DeliveryEvent } from "../delivery-event.js";
+import type { HeaderBag } from "../headers.js";
+import type { VerifiedPayload } from "../verified-payload.js";
+
+/** Header names each provider reads, in precedence order (SPEC-NOTES §1). */
+export interface ProviderHeaders {
+  event: readonly string[];
+  delivery: readonly string[];
+  /** Token-mode headers; empty where the provider has no token mode. */
+  token: readonly string[];
+  /** Signature headers; empty where the provider has no hmac mode. */
+  signature: readonly string[];
+}
+
+/** What proves a body: the unsealed HMAC secret, or the token check owned by the webhooks module. */
+export type BodyAuth = { mode: "hmac"; secret: string } | { mode: "token"; verifyToken: TokenVerifier };
+
+export interface VerifyInput {
+  headers: HeaderBag;
+  rawBody: Buffer;
+  auth: BodyAuth;
+}
+
+/** A failure is recorded as an `invalid` delivery; verify never throws. */
+export type VerifyResult =
+  | { ok: true; payload: VerifiedPayload }
+  /** `bad_signature`: the proof failed or is missing; `bad_payload`: proven or not, the body is unreadable. */
+  | { ok: false; code: "bad_signature" | "bad_payload"; reason: string };
+
+export type ParseResult = { ok: true; event: DeliveryEvent } | { ok: false; reason: string };
+
+export interface Provider {
+  readonly name: ProviderName;
+  readonly headers: ProviderHeaders;
+  /** Sign modes this provider can prove; the first is its default. */
+  readonly signModes: readonly SignMode[];
+  verify(input: VerifyInput): VerifyResult;
+  /** JSON.parse happens here, on a verified payload only. */
+  parse(payload: VerifiedPayload, headers: HeaderBag): ParseResult;
+}

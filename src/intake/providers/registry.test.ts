@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { defaultSignMode, PROVIDERS } from "../../webhooks/webhook-config.js";
+import { markVerified } from "../verified-payload.js";
+import { providers } from "./registry.js";
+
+describe("provider registry conformance", () => {
+  it("holds exactly the spec's providers", () => {
+    expect(Object.keys(providers).sort()).toEqual([...PROVIDERS].sort());
+  });
+
+  describe.each(PROVIDERS.map((name) => [name, providers[name]] as const))("%s", (name, provider) => {
+    it("is registered under its own name", () => {
+      expect(provider.name).toBe(name);
+    });
+
+    it("defaults to the config's default sign mode and has headers for each mode", () => {
+      expect(provider.signModes[0]).toBe(defaultSignMode(name));
+      expect(provider.signModes.includes("token")).toBe(provider.headers.token.length > 0);
+      expect(provider.signModes.includes("hmac")).toBe(provider.headers.signature.length > 0);
+    });
+
+    it("reads an event header unless it is generic", () => {
+      expect(provider.headers.event.length > 0).toBe(name !== "generic");
+    });
+
+    it("rejects an unproven body in every mode as a value", () => {
+      const rawBody = Buffer.from("{}");
+      expect(provider.verify({ headers: {}, rawBody, auth: { mode: "hmac", secret: "s" } }).ok).toBe(false);
+      expect(provider.verify({ headers: {}, rawBody, auth: { mode: "token", verifyToken: () => true } }).ok).toBe(false);
+    });
+
+    it("answers bad JSON with a value, never an exception", () => {
+      for (const text of ["", "{", "null", "[]", '"x"', "1"]) {
+        expect(provider.parse(markVerified(text, ""), {}).ok).toBe(false);
+      }
+      expect(provider.parse(markVerified("{}", ""), {}).ok).toBe(true);
+    });
+  });
+});
