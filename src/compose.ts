@@ -19,6 +19,7 @@ import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { WebhookAuth } from "./webhooks/webhook-auth.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
+import { DeliveryIntake } from "./intake/delivery-intake.js";
 
 export interface Infrastructure {
   config: Config;
@@ -49,5 +50,13 @@ export function composeServices(infra: Infrastructure): Services {
   const botCommands = new BotCommands(infra.config.botsFile);
   const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots: botCommands });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
-  return { config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots, launcher, runQueue, botCommands, runs, usage };
+  const intake = new DeliveryIntake({
+    store, clock, ids, sealer: infra.sealer, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots,
+    monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
+    botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
+  });
+  return {
+    config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots,
+    launcher, runQueue, botCommands, runs, usage, intake,
+  };
 }

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   invalid_webhook: 401,
   invalid_webhook_token: 401,
+  invalid_signature: 401,
   forbidden: 403,
   org_suspended: 403,
   not_found: 404,

@@ -10,12 +10,25 @@ export interface IdGenerator {
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 
-/** 16 random characters of base36: about 82 bits, plenty for row ids. */
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * Time-ordered ids: 9 characters of milliseconds, 3 of an in-process sequence, 10 random
+ * (about 51 bits). Sorting by id is sorting by creation, so "newest first" holds within a
+ * millisecond too (across processes, within a millisecond, the order is arbitrary).
+ */
 export const randomIds: IdGenerator = {
   next(prefix) {
-    const bytes = randomBytes(16);
-    let out = `${prefix}_`;
-    for (const b of bytes) out += ALPHABET[b % 36];
+    const now = Date.now();
+    if (now > lastMs) {
+      lastMs = now;
+      sequence = 0;
+    } else {
+      sequence = (sequence + 1) % 46_656;
+    }
+    let out = `${prefix}_${lastMs.toString(36).padStart(9, "0")}${sequence.toString(36).padStart(3, "0")}`;
+    for (const b of randomBytes(10)) out += ALPHABET[b % 36];
     return out;
   },
 };

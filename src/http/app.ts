@@ -16,6 +16,7 @@ import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
+import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import { installAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
@@ -49,6 +50,8 @@ export interface Services {
   botCommands: BotCommands;
   runs: RunsApi;
   usage: UsageViews;
+  /** The webhook delivery endpoint. */
+  intake: DeliveryIntake;
 }
 
 export type App = FastifyInstance<

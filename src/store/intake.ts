@@ -84,3 +84,31 @@ export async function monthlyWebhookCalls(db: Db, scope: `org:${string}` | `webh
     .executeTakeFirst();
   return row?.calls ?? 0;
 }
+
+/** What a delivery needs besides its config row: the owning team and org, read in the same query. */
+export interface DeliveryOwner {
+  orgId: string;
+  orgStatus: "active" | "suspended" | "read-only";
+  orgMonthlyWebhookCalls: number;
+}
+
+/** The webhook row with its team's org, or undefined for an unknown id: one indexed join. */
+export async function loadDeliveryTarget(db: Db, webhookId: string) {
+  const row = await db
+    .selectFrom("webhooks")
+    .innerJoin("teams", "teams.id", "webhooks.tenant_id")
+    .innerJoin("orgs", "orgs.id", "teams.org_id")
+    .selectAll("webhooks")
+    .select(["orgs.id as owner_org_id", "orgs.status as owner_org_status", "orgs.monthly_webhook_calls as owner_org_calls"])
+    .where("webhooks.id", "=", webhookId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { owner_org_id, owner_org_status, owner_org_calls, ...webhook } = row;
+  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: owner_org_calls };
+  return { webhook, owner };
+}
+
+/** Forgets a deleted webhook's bucket; its monthly counter stays, it is part of the org's month. */
+export async function deleteWebhookBucket(db: Db, webhookId: string): Promise<void> {
+  await db.deleteFrom("webhook_buckets").where("webhook_id", "=", webhookId).execute();
+}

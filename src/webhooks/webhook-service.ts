@@ -6,6 +6,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { listDeliveries } from "../store/deliveries.js";
+import { deleteWebhookBucket } from "../store/intake.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
 import * as w from "../store/webhooks.js";
@@ -110,6 +111,7 @@ export class WebhookService {
       const row = await this.find(tx, teamId, webhookId);
       if (row.provisioned_by !== null) throw conflict("this webhook is managed by forge provisioning; remove it there");
       await w.deleteWebhook(tx, webhookId);
+      await deleteWebhookBucket(tx, webhookId);
       await this.audit(tx, p, team, "webhook.delete", webhookId, { provider: row.provider, name: row.name });
     });
   }

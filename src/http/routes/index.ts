@@ -8,8 +8,9 @@ import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
 import { registerUsageRoutes } from "./usage.js";
+import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
 /** Every route file, registered in this order. */
-export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes, registerRunRoutes, registerUsageRoutes];
+export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes, registerRunRoutes, registerUsageRoutes, registerWebhookDeliveryRoutes];

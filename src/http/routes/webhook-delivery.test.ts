@@ -1,0 +1,278 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
+
+const examples = loadGithubExamples();
+const sign = (secret: string, body: string | Buffer) => createHmac("sha256", secret).update(body).digest("hex");
+
+/** GitHub's pull_request.opened example with a head sha of our choosing. */
+function prOpened(sha: string, action = "opened") {
+  const p = githubExample(examples, "pull_request", action) as any;
+  p.pull_request.head.sha = sha;
+  p.pull_request.draft = false;
+  return JSON.stringify(p);
+}
+
+describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+
+  const createHook = async (body: Record<string, unknown>) => {
+    const r = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, body);
+    expect(r.status).toBe(201);
+    return { id: r.body.config.id as string, token: r.body.token as string };
+  };
+  const deliver = (provider: string, id: string, body: string | Buffer, headers: Record<string, string>) =>
+    t.app.inject({ method: "POST", url: `/api/webhooks/${provider}/${id}`, payload: body, headers: { "content-type": "application/json", ...headers } });
+  const github = (hook: { id: string; token: string }, body: string, event = "pull_request") =>
+    deliver("forge_b", hook.id, body, { "x-github-event": event, "x-hub-signature-256": `sha256=${sign(hook.token, body)}`, "x-github-delivery": "d-1" });
+  const deliveries = async (hookId: string) =>
+    (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${hookId}/deliveries`)).body.deliveries as any[];
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    seed = await seedTenancy(t);
+  });
+  afterAll(() => t.close());
+
+  describe("admission gates, in the spec's order", () => {
+    it("answers 401 invalid webhook for an unknown id, an unknown provider and a provider mismatch", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      for (const [provider, id] of [["forge_b", "whk_nope"], ["bitbucket", hook.id], ["forge_c", hook.id]] as const) {
+        const r = await deliver(provider, id, "{}", {});
+        expect(r.statusCode).toBe(401);
+        expect(JSON.parse(r.body)).toMatchObject({ error: "invalid_webhook", detail: "invalid webhook" });
+      }
+    });
+
+    it("takes the vendor aliases of the provider in the URL", async () => {
+      const hook = await createHook({ provider: "github", bot_ids: ["review-pr"] });
+      const body = prOpened("a".repeat(40));
+      const r = await deliver("github", hook.id, body, { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` });
+      expect(r.statusCode).toBe(200);
+    });
+
+    it("checks the token in token mode: missing or bad → 401 recorded invalid; every accepted header spelling works", async () => {
+      const hook = await createHook({ provider: "forge_a", bot_ids: ["review-pr"] });
+      const body = fixture("gitlab-merge-request-open");
+      const send = (headers: Record<string, string>) => deliver("forge_a", hook.id, JSON.stringify(body), { "x-gitlab-event": "Merge Request Hook", ...headers });
+      const missing = await send({});
+      expect(missing.statusCode).toBe(401);
+      expect(JSON.parse(missing.body).error).toBe("invalid_webhook_token");
+      expect((await send({ "x-gitlab-token": "wh_wrong" })).statusCode).toBe(401);
+      for (const header of ["x-gitlab-token", "x-forge-a-token", "x-service-webhook-token"]) {
+        expect((await send({ [header]: hook.token })).statusCode, header).toBe(200);
+      }
+      const rows = await deliveries(hook.id);
+      expect(rows.filter((d) => d.status === "invalid")).toHaveLength(2);
+    });
+
+    it("answers 410 for a disabled webhook", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      await seed.teamAdmin.api.patch(`/api/teams/${seed.team.id}/webhooks/${hook.id}`, { enabled: false });
+      const r = await github(hook, prOpened("b".repeat(40)));
+      expect(r.statusCode).toBe(410);
+      expect(JSON.parse(r.body).detail).toBe("webhook disabled");
+    });
+
+    it("empties the bucket: 429 with Retry-After, a rate_limited row, the throttle metric", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], burst: 2, rate: 0.5 });
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await github(hook, prOpened(`c${i}`.padEnd(40, "0")))).statusCode);
+      expect(codes).toEqual([200, 200, 429]);
+      const r = await github(hook, prOpened("c9".padEnd(40, "0")));
+      expect(r.headers["retry-after"]).toBe("2");
+      expect((await deliveries(hook.id)).filter((d) => d.status === "rate_limited")).toHaveLength(2);
+      expect(await t.services.metrics.text()).toMatch(/service_webhook_throttled_total\{provider="forge_b",reason="rate_limited"\} 2/);
+    });
+
+    it("enforces the per-webhook monthly call limit with 429 and counts no denied call", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], monthly_call_limit: 2 });
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await github(hook, prOpened(`d${i}`.padEnd(40, "0")))).statusCode);
+      expect(codes).toEqual([200, 200, 429, 429]);
+      const last = await github(hook, prOpened("d9".padEnd(40, "0")));
+      expect(JSON.parse(last.body).detail).toBe("monthly call quota exceeded");
+      expect((await deliveries(hook.id)).filter((d) => d.status === "quota_exceeded")).toHaveLength(3);
+    });
+  });
+
+  describe("forge_b pull requests", () => {
+    it("launches a review on opened, acknowledges after commit, and answers a replay as a duplicate", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      const body = prOpened("e".repeat(40));
+      const first = await github(hook, body);
+      expect(first.statusCode).toBe(200);
+      const launched = JSON.parse(first.body);
+      expect(launched).toMatchObject({ status: "launched", bot: "review-pr" });
+      const run = (await seed.member.api.get(`/api/runs/${launched.run_id}`)).body;
+      expect(run).toMatchObject({ status: "queued", bot_id: "review-pr" });
+      expect(run.vars).toMatchObject({ pr_review_mode: "inline", post_to_board: "false" });
+
+      const replay = JSON.parse((await github(hook, body)).body);
+      expect(replay).toMatchObject({ status: "duplicate", run_id: launched.run_id });
+      expect(replay.delivery_id).not.toBe(launched.delivery_id);
+
+      const rows = await deliveries(hook.id);
+      const row = rows.find((d) => d.id === launched.delivery_id);
+      expect(row).toMatchObject({ status: "launched", run_id: launched.run_id, attempts: 1, event_kind: "pull_request", event_action: "opened" });
+      expect(row.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(rows)).not.toContain('"pull_request":{');
+    });
+
+    it("records a bad signature as invalid with 401", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      const r = await deliver("forge_b", hook.id, prOpened("f".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` });
+      expect(r.statusCode).toBe(401);
+      expect(JSON.parse(r.body).error).toBe("invalid_signature");
+      expect((await deliveries(hook.id))[0]).toMatchObject({ status: "invalid" });
+    });
+
+    it("filters an author outside the allowlist with 200 and a visible reason", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], author_allowlist: ["someone-else"] });
+      const r = await github(hook, prOpened("1".repeat(40)));
+      expect(r.statusCode).toBe(200);
+      expect(JSON.parse(r.body)).toMatchObject({ status: "filtered" });
+      expect((await deliveries(hook.id))[0].reason).toMatch(/author/);
+    });
+
+    it("filters ping and push with 200", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      for (const event of ["ping", "push"]) {
+        const r = await github(hook, JSON.stringify(githubExample(examples, event)), event);
+        expect(r.statusCode, event).toBe(200);
+        expect(JSON.parse(r.body).status).toBe("filtered");
+      }
+    });
+
+    it("returns the gate's denial envelope, records launch_error, and launches on a retry under the same key", async () => {
+      const admin = seed.admin;
+      const team = (await admin.post(`/api/orgs/${seed.org.id}/teams`, { name: "Gated", max_concurrent_runs: 1 })).body;
+      await admin.put(`/api/teams/${team.id}/members/${seed.teamAdmin.id}`, { role: "admin" });
+      const r0 = await seed.teamAdmin.api.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] });
+      const hook = { id: r0.body.config.id, token: r0.body.token };
+      const first = JSON.parse((await github(hook, prOpened("2".repeat(40)))).body);
+      expect(first.status).toBe("launched");
+      const body = prOpened("3".repeat(40));
+      const denied = await github(hook, body);
+      expect(denied.statusCode).toBe(429);
+      expect(denied.headers["retry-after"]).toBe("30");
+      expect(JSON.parse(denied.body)).toEqual({ error: "concurrency_cap_exceeded", detail: expect.any(String) });
+      const rows = (await seed.teamAdmin.api.get(`/api/teams/${team.id}/webhooks/${hook.id}/deliveries`)).body.deliveries;
+      expect(rows[0]).toMatchObject({ status: "launch_error", denial_reason: "concurrency_cap_exceeded", attempts: 1 });
+      expect(rows[0].failed_at).toBeTruthy();
+
+      await seed.teamAdmin.api.post(`/api/runs/${first.run_id}/cancel`);
+      const retried = JSON.parse((await github(hook, body)).body);
+      expect(retried.status).toBe("launched");
+      expect(retried.delivery_id).toBe(rows[0].id);
+      const after = (await seed.teamAdmin.api.get(`/api/teams/${team.id}/webhooks/${hook.id}/deliveries`)).body.deliveries;
+      expect(after.find((d: any) => d.id === rows[0].id)).toMatchObject({ status: "launched", attempts: 2 });
+    });
+
+    it("stops every run bound to a closed pull request and launches nothing", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      const opened = JSON.parse((await github(hook, prOpened("4".repeat(40)))).body);
+      const closed = githubExample(examples, "pull_request", "closed") as any;
+      const openedPayload = JSON.parse(prOpened("4".repeat(40)));
+      closed.pull_request.number = openedPayload.pull_request.number;
+      closed.repository = openedPayload.repository;
+      closed.pull_request.base.repo = openedPayload.pull_request.base.repo;
+      const subject = (await t.store.db.selectFrom("runs").select("subject_id").where("id", "=", opened.run_id).executeTakeFirstOrThrow()).subject_id!;
+      const active = async () =>
+        (await t.store.db.selectFrom("runs").select("id").where("team_id", "=", seed.team.id).where("subject_id", "=", subject).where("status", "in", ["queued", "running"]).execute()).length;
+      const before = await active();
+      expect(before).toBeGreaterThanOrEqual(1);
+      const r = JSON.parse((await github(hook, JSON.stringify(closed))).body);
+      // Every run of the team bound to that pull request stops, whichever webhook launched it.
+      expect(r).toMatchObject({ status: "filtered", stopped: before });
+      expect(await active()).toBe(0);
+      expect((await seed.member.api.get(`/api/runs/${opened.run_id}`)).body.status).toBe("cancelled");
+    });
+
+    it("launches exactly one run for 1000 concurrent identical deliveries", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], burst: 5000, rate: 1000 });
+      const body = prOpened("5".repeat(40));
+      const replies = await Promise.all(Array.from({ length: 1000 }, () => github(hook, body)));
+      const bodies = replies.map((r) => JSON.parse(r.body));
+      expect(replies.every((r) => r.statusCode === 200)).toBe(true);
+      expect(bodies.filter((b) => b.status === "launched")).toHaveLength(1);
+      expect(new Set(bodies.map((b) => b.run_id)).size).toBe(1);
+      const runs = await t.store.db.selectFrom("runs").select("id").where("webhook_id", "=", hook.id).execute();
+      expect(runs).toHaveLength(1);
+    });
+  });
+
+  describe("forge_c", () => {
+    it("verifies a Forgejo signature without the sha256= prefix and launches", async () => {
+      const hook = await createHook({ provider: "forgejo", bot_ids: ["review-pr"] });
+      const body = JSON.stringify(fixture("forgejo-pull-request-opened"));
+      const r = await deliver("forge_c", hook.id, body, { "x-forgejo-event": "pull_request", "x-forgejo-signature": sign(hook.token, body) });
+      expect(JSON.parse(r.body)).toMatchObject({ status: "launched" });
+    });
+
+    it("verifies a form-encoded Gitea delivery over the JSON inside it", async () => {
+      const hook = await createHook({ provider: "gitea", bot_ids: ["review-pr"] });
+      const json = JSON.stringify(fixture("forgejo-pull-request-opened")).replace(/"sha":"[0-9a-f]+"/, `"sha":"${"6".repeat(40)}"`);
+      const form = `payload=${encodeURIComponent(json)}`;
+      const r = await deliver("forge_c", hook.id, form, {
+        "content-type": "application/x-www-form-urlencoded", "x-gitea-event": "pull_request", "x-gitea-signature": sign(hook.token, json),
+      });
+      expect(r.statusCode).toBe(200);
+      expect(JSON.parse(r.body).status).toBe("launched");
+    });
+  });
+
+  describe("generic", () => {
+    const send = (hook: { id: string; token: string }, body: unknown) =>
+      deliver("generic", hook.id, JSON.stringify(body), { "x-service-webhook-token": hook.token });
+
+    it("launches the named bot; body vars first, the webhook's launch_vars win", async () => {
+      const hook = await createHook({ provider: "generic", bot_ids: ["review-pr", "converse"], launch_vars: { mode: "operator" } });
+      const r = JSON.parse((await send(hook, { bot: "converse", vars: { mode: "caller", topic: "x" }, idempotency_key: "k1" })).body);
+      expect(r.status).toBe("launched");
+      const run = (await seed.member.api.get(`/api/runs/${r.run_id}`)).body;
+      expect(run.vars).toMatchObject({ mode: "operator", topic: "x" });
+      expect(JSON.parse((await send(hook, { bot: "converse", vars: {}, idempotency_key: "k1" })).body).status).toBe("duplicate");
+    });
+
+    it.each([
+      ["no bot", { vars: {} }, "generic: missing bot"],
+      ["257 vars", { bot: "review-pr", vars: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, "v"])) }, "generic: too many vars"],
+      ["a bad key", { bot: "review-pr", vars: { "1bad": "v" } }, "bad var key"],
+      ["a 4097-byte value", { bot: "review-pr", vars: { big: "x".repeat(4097) } }, "var value too large"],
+    ])("answers 400 for %s", async (_label, body, message) => {
+      const hook = await createHook({ provider: "generic", bot_ids: ["review-pr", "converse"] });
+      const r = await send(hook, body);
+      expect(r.statusCode).toBe(400);
+      expect(JSON.parse(r.body).detail).toContain(message);
+    });
+
+    it("verifies an HMAC in hmac mode", async () => {
+      const hook = await createHook({ provider: "generic", sign_mode: "hmac", bot_ids: ["review-pr"] });
+      const body = JSON.stringify({ bot: "review-pr", vars: {} });
+      const good = await deliver("generic", hook.id, body, { "x-service-webhook-signature": `sha256=${sign(hook.token, body)}` });
+      expect(JSON.parse(good.body).status).toBe("launched");
+      const bad = await deliver("generic", hook.id, body, { "x-service-webhook-signature": sign("wh_other", body) });
+      expect(bad.statusCode).toBe(401);
+    });
+  });
+
+  it("answers 403 org suspended after the call is admitted", async () => {
+    const org = (await seed.admin.post("/api/admin/orgs", { name: "Sleepy" })).body;
+    const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "T" })).body;
+    const made = (await seed.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+    await seed.admin.patch(`/api/admin/orgs/${org.id}`, { status: "suspended" });
+    const r = await github({ id: made.config.id, token: made.token }, prOpened("7".repeat(40)));
+    expect(r.statusCode).toBe(403);
+    expect(JSON.parse(r.body)).toMatchObject({ error: "org_suspended", detail: "org suspended" });
+  });
+
+  it("counts every terminal status in service_webhook_deliveries_total", async () => {
+    const text = await t.services.metrics.text();
+    for (const status of ["launched", "filtered", "invalid", "duplicate", "rate_limited", "quota_exceeded", "launch_error"]) {
+      expect(text, status).toMatch(new RegExp(`service_webhook_deliveries_total\\{provider="[a-z_]+",status="${status}"\\} [1-9]`));
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import { Type } from "typebox";
+import type { DeliveryOutcome, LaunchResultOf } from "../../intake/delivery-intake.js";
+import type { App, Services } from "../app.js";
+import { sendError } from "../error-handler.js";
+import { sendDenial } from "../send-denial.js";
+
+/** GitHub caps deliveries at 25 MB; nothing larger is a real forge payload. */
+const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
+const Params = Type.Object({ provider: Type.String({ maxLength: 32 }), id: Type.String({ maxLength: 128 }) });
+
+/**
+ * `POST /api/webhooks/{provider}/{id}`: public (the token or signature is the proof), every
+ * body kept as raw bytes for the HMAC, and each outcome mapped to its status in one switch.
+ */
+export async function registerWebhookDeliveryRoutes(app: App, s: Services): Promise<void> {
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_DELIVERY_BYTES }, (_req, body, done) => done(null, body));
+    scope.post(
+      "/api/webhooks/:provider/:id",
+      { config: { public: true }, bodyLimit: MAX_DELIVERY_BYTES, schema: { tags: ["webhooks"], params: Params, security: [] } },
+      async (req, reply) => {
+        const outcome = await s.intake.deliver({
+          provider: req.params.provider,
+          webhookId: req.params.id,
+          headers: req.headers,
+          rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+          sourceIp: req.ip ?? null,
+        });
+        return sendOutcome(reply, outcome);
+      },
+    );
+  });
+}
+
+function sendOutcome(reply: FastifyReply, o: DeliveryOutcome) {
+  switch (o.kind) {
+    case "unknown_webhook":
+      return sendError(reply, "invalid_webhook", "invalid webhook");
+    case "bad_token":
+      return sendError(reply, "invalid_webhook_token", "invalid webhook token");
+    case "disabled":
+      return sendError(reply, "webhook_disabled", "webhook disabled");
+    case "rate_limited":
+      return sendError(reply, "rate_limited", "webhook rate limit exceeded", undefined, o.retryAfterSeconds);
+    case "quota_exceeded":
+      return sendError(reply, "monthly_call_quota_exceeded", "monthly call quota exceeded");
+    case "org_suspended":
+      return sendError(reply, "org_suspended", "org suspended");
+    case "invalid":
+      if (o.httpStatus === 401) return sendError(reply, "invalid_signature", o.reason);
+      if (o.httpStatus === 400) return sendError(reply, "invalid_request", o.reason);
+      return reply.code(200).send({ status: "invalid", delivery_id: o.deliveryId, reason: o.reason });
+    case "filtered":
+      return reply.code(200).send({ status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) });
+    case "launch":
+      return sendLaunch(reply, o.results);
+    default: {
+      const unreachable: never = o;
+      throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** One bot: its own result. A fan-out: 200 with every bot's result when any launched or was a duplicate. */
+function sendLaunch(reply: FastifyReply, results: LaunchResultOf[]) {
+  const accepted = results.filter((r) => r.kind !== "denied");
+  if (accepted.length === 0 && results[0]?.kind === "denied") return sendDenial(reply, results[0].denial);
+  if (results.length === 1 && results[0]) return reply.code(200).send(resultBody(results[0]));
+  const status = results.some((r) => r.kind === "launched") ? "launched" : "duplicate";
+  return reply.code(200).send({ status, results: results.map(resultBody) });
+}
+
+function resultBody(r: LaunchResultOf) {
+  switch (r.kind) {
+    case "launched":
+      return { status: "launched", run_id: r.runId, delivery_id: r.deliveryId, bot: r.botId };
+    case "duplicate":
+      return { status: "duplicate", run_id: r.runId, delivery_id: r.deliveryId, original_delivery_id: r.originalDeliveryId, bot: r.botId };
+    case "denied":
+      return { status: "launch_error", delivery_id: r.deliveryId, bot: r.botId, error: r.denial.error, detail: r.denial.detail };
+  }
+}

@@ -1,0 +1,265 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Launcher } from "../admission/launcher.js";
+import type { LaunchDenial } from "../admission/decide-launch.js";
+import type { BotCatalog } from "../bots/bot-catalog.js";
+import type { Clock } from "../core/clock.js";
+import type { IdGenerator } from "../core/ids.js";
+import { monthOf } from "../core/month.js";
+import { sha256Hex } from "../core/secrets.js";
+import type { Sealer } from "../core/sealer.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { Runs } from "../runs/runs.js";
+import { findDeliveryByKey, insertDelivery, retryFailedDelivery, type DeliveryRow, type NewDelivery } from "../store/deliveries.js";
+import { isUniqueViolation } from "../store/errors.js";
+import { admitWebhookCall, loadDeliveryTarget } from "../store/intake.js";
+import type { Db, Store } from "../store/store.js";
+import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
+import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
+import { openWebhookSecret, tokenMatches } from "../webhooks/webhook-token.js";
+import { checkDeliveryToken } from "./check-delivery-token.js";
+import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
+import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
+import type { HeaderBag } from "./headers.js";
+import type { BodyAuth } from "./providers/provider.js";
+import { providers } from "./providers/registry.js";
+
+export interface DeliveryRequest {
+  provider: string;
+  webhookId: string;
+  headers: HeaderBag;
+  rawBody: Buffer;
+  sourceIp: string | null;
+}
+
+/** One bot's result on a launching delivery. */
+export type LaunchResultOf =
+  | { kind: "launched"; deliveryId: string; runId: string; botId: string }
+  | { kind: "duplicate"; deliveryId: string; runId: string | null; originalDeliveryId: string; botId: string }
+  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial };
+
+/** Every outcome of a delivery; each variant names the HTTP status the route sends. */
+export type DeliveryOutcome =
+  /** 401 `invalid webhook`: unknown id, unknown provider or a provider mismatch. */
+  | { kind: "unknown_webhook" }
+  /** 401 `invalid webhook token` (token mode); recorded as invalid. */
+  | { kind: "bad_token"; deliveryId: string }
+  /** 410 `webhook disabled`. */
+  | { kind: "disabled" }
+  /** 429 with Retry-After: the webhook's bucket is empty. */
+  | { kind: "rate_limited"; deliveryId: string; retryAfterSeconds: number }
+  /** 429 `monthly call quota exceeded`. */
+  | { kind: "quota_exceeded"; deliveryId: string }
+  /** 403 `org suspended`. */
+  | { kind: "org_suspended" }
+  /** `httpStatus`: 401 bad signature, 400 generic body errors, 200 other forge payload problems. */
+  | { kind: "invalid"; deliveryId: string; reason: string; httpStatus: 200 | 400 | 401 }
+  /** 200: filtered or ignored, with the reason on the row; `stopped` for a closed pull request. */
+  | { kind: "filtered"; deliveryId: string; reason: string; stopped?: number }
+  /** 200 when anything launched or was a duplicate; otherwise the first denial's envelope. */
+  | { kind: "launch"; results: LaunchResultOf[] };
+
+export interface DeliveryIntakeDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  sealer: Sealer;
+  metrics: Metrics;
+  log: Logger;
+  launcher: Launcher;
+  runs: Runs;
+  bots: BotCatalog;
+  /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
+  monthlyCallsDefault: number;
+  syncDebounceMs: number;
+  /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
+  botLogins: readonly string[];
+}
+
+type Base = Omit<NewDelivery, "id" | "status" | "idempotency_key">;
+
+/**
+ * The delivery endpoint: the admission gates in the spec's order, then the provider's
+ * verify → parse → decide, then one idempotent launch per planned bot. Every row is
+ * committed before the outcome is returned, so a 2xx always means stored.
+ */
+export class DeliveryIntake {
+  constructor(private readonly deps: DeliveryIntakeDeps) {}
+
+  async deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
+    const { store, clock } = this.deps;
+    const provider = PROVIDER_ALIASES[req.provider.toLowerCase()];
+    if (!provider) return { kind: "unknown_webhook" };
+    const target = await loadDeliveryTarget(store.db, req.webhookId);
+    if (!target || target.webhook.provider !== provider) return { kind: "unknown_webhook" };
+    const config = configFromRow(target.webhook);
+    const secrets = secretsFromRow(target.webhook);
+    const { owner } = target;
+    const now = clock.now();
+    const base: Base = this.baseRow(config, req, now);
+    const verifyToken = (presented: string) => tokenMatches(secrets, presented);
+
+    if (config.sign_mode === "token") {
+      const check = checkDeliveryToken(req.headers, providers[provider].headers.token, verifyToken);
+      if (!check.ok) return { kind: "bad_token", deliveryId: await this.record(store.db, base, "invalid", { reason: check.reason }) };
+    }
+    if (!config.enabled) return { kind: "disabled" };
+
+    const admitted = await store.tx(async (tx) => {
+      const verdict = await admitWebhookCall(tx, store.kind, {
+        webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
+        orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
+        webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
+      });
+      if (verdict.kind === "admitted") return verdict;
+      const status = verdict.kind;
+      const reason = status === "rate_limited" ? "webhook rate limit" : `monthly call quota exceeded (${verdict.scope})`;
+      return { ...verdict, deliveryId: await this.record(tx, base, status, { reason }) };
+    });
+    if (admitted.kind === "rate_limited") {
+      this.deps.metrics.webhookThrottled.inc({ provider, reason: "rate_limited" });
+      return { kind: "rate_limited", deliveryId: admitted.deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
+    }
+    if (admitted.kind === "quota_exceeded") {
+      this.deps.metrics.webhookThrottled.inc({ provider, reason: "quota_exceeded" });
+      return { kind: "quota_exceeded", deliveryId: admitted.deliveryId };
+    }
+    if (owner.orgStatus !== "active") return { kind: "org_suspended" };
+
+    const auth = this.bodyAuth(config, secrets, verifyToken);
+    if (!auth) {
+      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.record(store.db, base, "invalid", { reason: "no signing secret" }) };
+    }
+    const known = new Set(await this.deps.bots.knownBotIds(owner.orgId));
+    const evaluated = evaluateDelivery({
+      config, headers: req.headers, rawBody: req.rawBody, auth,
+      context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot: (id) => known.has(id) },
+    });
+    const row: Base = { ...base, ...summaryColumns(evaluated.summary) };
+    const decision = evaluated.decision;
+    switch (decision.kind) {
+      case "filtered":
+        return { kind: "filtered", reason: decision.reason, deliveryId: await this.record(store.db, row, "filtered", { reason: decision.reason }) };
+      case "invalid":
+        return {
+          kind: "invalid", reason: decision.reason, httpStatus: invalidHttpStatus(provider, decision.code),
+          deliveryId: await this.record(store.db, row, "invalid", { reason: decision.reason }),
+        };
+      case "stop": {
+        const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
+        const count = stopped.cancelled + stopped.cancelRequested;
+        const reason = `pull request closed: stopped ${count} run(s)`;
+        return { kind: "filtered", reason, stopped: count, deliveryId: await this.record(store.db, row, "filtered", { reason }) };
+      }
+      case "defer": {
+        const reason = "synchronize debounce: parked launches are not available yet (SERVICE_WEBHOOK_SYNC_DEBOUNCE=0 reviews each push at once)";
+        return { kind: "filtered", reason, deliveryId: await this.record(store.db, row, "filtered", { reason }) };
+      }
+      case "launch": {
+        const results: LaunchResultOf[] = [];
+        for (const plan of decision.launches) results.push(await this.launchPlan(config, row, plan));
+        return { kind: "launch", results };
+      }
+      default: {
+        const unreachable: never = decision;
+        throw new Error(`unhandled decision ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** One bot's launch under its idempotency key: duplicate, retried launch_error, or a new row. */
+  private async launchPlan(config: WebhookConfig, row: Base, plan: LaunchPlan): Promise<LaunchResultOf> {
+    const { store, clock, ids, launcher } = this.deps;
+    const botId = plan.botId;
+    const planRow: Base = {
+      ...row, bot_id: botId, subject_id: plan.subjectId, parent_subject_id: plan.parentSubjectId ?? null,
+      subject_sha: plan.subjectSha ?? row.subject_sha ?? null, project_path: plan.projectPath || row.project_path || null,
+    };
+    const existing = await findDeliveryByKey(store.db, config.tenant_id, plan.idempotencyKey);
+    if (existing && existing.status !== "launch_error") return this.duplicate(planRow, existing, botId);
+    const deliveryId = existing?.id ?? ids.next("dlv");
+    const now = clock.now();
+    try {
+      const result = await launcher.launch(
+        {
+          teamId: config.tenant_id, botId, vars: plan.vars, repoUrl: plan.repoUrl ?? null, repoRef: plan.repoRef ?? null,
+          projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
+          webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
+        },
+        {
+          within: async (tx, run) => {
+            const outcome = { status: "launched" as const, run_id: run.id, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now };
+            if (existing) {
+              if (!(await retryFailedDelivery(tx, existing.id, outcome))) throw new LostRace();
+            } else {
+              await insertDelivery(tx, { ...planRow, ...outcome, id: deliveryId, idempotency_key: plan.idempotencyKey, attempts: 1 });
+            }
+          },
+        },
+      );
+      if (result.kind === "launched") {
+        this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
+        return { kind: "launched", deliveryId, runId: result.run.id, botId };
+      }
+      const failed = { status: "launch_error" as const, run_id: null, launched_at: null, failed_at: now, denial_reason: result.denial.error, reason: result.denial.detail, updated_at: now };
+      if (existing) {
+        if (!(await retryFailedDelivery(store.db, existing.id, failed))) throw new LostRace();
+      } else {
+        await insertDelivery(store.db, { ...planRow, ...failed, id: deliveryId, idempotency_key: plan.idempotencyKey, attempts: 1 });
+      }
+      this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launch_error" });
+      return { kind: "denied", deliveryId, botId, denial: result.denial };
+    } catch (err) {
+      if (!(err instanceof LostRace) && !isUniqueViolation(err)) throw err;
+      // Another delivery of the same event won the key: this one is its duplicate.
+      const winner = await findDeliveryByKey(store.db, config.tenant_id, plan.idempotencyKey);
+      if (!winner) throw err;
+      return this.duplicate(planRow, winner, botId);
+    }
+  }
+
+  private async duplicate(row: Base, original: DeliveryRow, botId: string): Promise<LaunchResultOf> {
+    const deliveryId = await this.record(this.deps.store.db, { ...row, run_id: original.run_id }, "duplicate", {
+      reason: `duplicate of ${original.id}`,
+    });
+    return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
+  }
+
+  /** A non-launched row under a random key, so a forge's retry of the same event can still launch. */
+  private async record(db: Db, row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
+    const id = this.deps.ids.next("dlv");
+    await insertDelivery(db, { ...row, ...extra, id, status, idempotency_key: `random|${randomUUID()}` });
+    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
+    return id;
+  }
+
+  private bodyAuth(config: WebhookConfig, secrets: ReturnType<typeof secretsFromRow>, verifyToken: (t: string) => boolean): BodyAuth | undefined {
+    if (config.sign_mode === "token") return { mode: "token", verifyToken };
+    const secret = openWebhookSecret(this.deps.sealer, config.id, secrets);
+    return secret === undefined ? undefined : { mode: "hmac", secret };
+  }
+
+  private baseRow(config: WebhookConfig, req: DeliveryRequest, now: number): Base {
+    return {
+      tenant_id: config.tenant_id, webhook_id: config.id, provider: config.provider as ProviderName,
+      payload_sha256: sha256Hex(req.rawBody), event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null,
+      parent_subject_id: null, source_ip: req.sourceIp, bot_id: null, run_id: null, reason: null, denial_reason: null,
+      forge_delivery_id: null, launched_at: null, failed_at: null, attempts: 0, created_at: now, updated_at: now,
+    };
+  }
+}
+
+/** A concurrent retry took the launch_error row first. */
+class LostRace extends Error {}
+
+function summaryColumns(s: DeliverySummary): Partial<Base> {
+  return {
+    payload_sha256: s.payloadSha256,
+    forge_delivery_id: s.deliveryId?.slice(0, 200) ?? null,
+    event_kind: s.eventKind ?? null,
+    event_action: s.eventAction ?? null,
+    project_path: s.projectPath ?? null,
+    subject_id: s.subjectId ?? null,
+    subject_sha: s.subjectSha ?? null,
+  };
+}
