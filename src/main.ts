@@ -1,5 +1,4 @@
-import path from "node:path";
-import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { composeServices } from "./compose.js";
@@ -7,28 +6,14 @@ import { systemClock } from "./core/clock.js";
 import { randomIds } from "./core/ids.js";
 import { buildApp } from "./http/app.js";
 import { Metrics } from "./metrics/metrics.js";
-import { openStore } from "./store/store.js";
 import { bootstrapAdmin } from "./tenancy/bootstrap.js";
 import { startReclaimTimer, startRunner } from "./runs/runner/start-runner.js";
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
 
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    sqlitePath: path.join(config.dataDir, "service.db"),
-    sqliteSync: config.sqliteSync,
-  });
+  const store = await openConfiguredStore(config);
   log.info({ store: store.kind, dataDir: store.kind === "sqlite" ? config.dataDir : undefined }, "store open, migrations applied");
 
   const sealer = loadSealer(config, (message) => log.warn(message));

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
 import { systemClock } from "./core/clock.js";
 import { randomIds } from "./core/ids.js";
@@ -7,8 +7,6 @@ import { Metrics } from "./metrics/metrics.js";
 import { BotCommands } from "./runs/runner/bot-commands.js";
 import { startRunner } from "./runs/runner/start-runner.js";
 import { Runs } from "./runs/runs.js";
-import { openStore } from "./store/store.js";
-import path from "node:path";
 
 /**
  * A runner process of the scaled mode: claims runs over the shared store and executes them.
@@ -16,22 +14,9 @@ import path from "node:path";
  * (BEGIN IMMEDIATE and busy_timeout serialise the two), which is allowed with a warning.
  */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    sqlitePath: path.join(config.dataDir, "service.db"),
-    sqliteSync: config.sqliteSync,
-  });
+  const store = await openConfiguredStore(config);
   if (store.kind === "sqlite") {
     log.warn({ dataDir: config.dataDir }, "runner on the SQLite store: only valid on the same host as the service; use PostgreSQL across hosts");
   }

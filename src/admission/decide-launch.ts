@@ -1,3 +1,4 @@
+import { takeToken, type BucketState } from "../core/token-bucket.js";
 import type { OrgLimitDefaults } from "../config/config.js";
 import { monthOf, nextMonthStart } from "../core/month.js";
 
@@ -23,10 +24,6 @@ export interface LaunchDenial {
 /** Launch-rate bucket in 1/60000 of a launch: refill is then exactly LaunchRatePerMin units per ms. */
 export const BUCKET_UNIT = 60_000;
 
-export interface BucketState {
-  tokens: number;
-  updatedAt: number;
-}
 
 /** Everything the gate looks at, read under the team and org locks. */
 export interface LaunchSnapshot {
@@ -111,12 +108,8 @@ export function takeLaunchToken(
   ratePerMin: number,
   now: number,
 ): { ok: true; next: BucketState } | { ok: false; retryAfter: number } {
-  const capacity = ratePerMin * BUCKET_UNIT;
-  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0;
-  const available = state ? Math.min(capacity, state.tokens + elapsed * ratePerMin) : capacity;
-  if (available >= BUCKET_UNIT) return { ok: true, next: { tokens: available - BUCKET_UNIT, updatedAt: now } };
-  const waitMs = Math.ceil((BUCKET_UNIT - available) / ratePerMin);
-  return { ok: false, retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
+  const verdict = takeToken(state, { refillPerMs: ratePerMin, capacity: ratePerMin * BUCKET_UNIT, cost: BUCKET_UNIT }, now);
+  return verdict.ok ? verdict : { ok: false, retryAfter: verdict.retryAfterSeconds };
 }
 
 function deny(

@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { takeToken } from "./token-bucket.js";
+import { perSecond, takeToken } from "./token-bucket.js";
 
 describe("takeToken", () => {
   it("starts full: burst tokens, then empty", () => {
     let state;
     for (let i = 0; i < 10; i++) {
-      const v = takeToken(state, 1, 10, 0);
+      const v = takeToken(state, perSecond(1, 10), 0);
       expect(v.ok).toBe(true);
       if (v.ok) state = v.next;
     }
-    const denied = takeToken(state, 1, 10, 0);
+    const denied = takeToken(state, perSecond(1, 10), 0);
     expect(denied).toEqual({ ok: false, retryAfterSeconds: 1 });
   });
 
@@ -25,13 +25,13 @@ describe("takeToken", () => {
     [1 / 60, 0.5, 0, false, 30],
     [10, 0.95, 0, false, 1],
   ])("rate %f with %f tokens after %i ms → ok %s, retry %s", (rate, tokens, elapsed, ok, retry) => {
-    const v = takeToken({ tokens, updatedAt: 0 }, rate, 10, elapsed);
+    const v = takeToken({ tokens, updatedAt: 0 }, perSecond(rate, 10), elapsed);
     expect(v.ok).toBe(ok);
     if (!v.ok) expect(v.retryAfterSeconds).toBe(retry);
   });
 
   it("never exceeds burst however long it idles", () => {
-    const v = takeToken({ tokens: 0, updatedAt: 0 }, 5, 3, 1e9);
+    const v = takeToken({ tokens: 0, updatedAt: 0 }, perSecond(5, 3), 1e9);
     expect(v.ok && v.next.tokens).toBe(2);
   });
 
@@ -43,7 +43,7 @@ describe("takeToken", () => {
         let admitted = 0;
         for (const gap of gaps) {
           now += gap;
-          const v = takeToken(state, 2, burst, now);
+          const v = takeToken(state, perSecond(2, burst), now);
           if (v.ok) {
             admitted++;
             state = v.next;

@@ -4,19 +4,35 @@ export interface BucketState {
   updatedAt: number;
 }
 
+export interface BucketShape {
+  /** Tokens added per millisecond. */
+  refillPerMs: number;
+  /** Most tokens the bucket holds; a new bucket starts full. */
+  capacity: number;
+  /** Tokens one take costs (the launch gate counts in 1/60000 of a launch to stay integral). */
+  cost: number;
+}
+
 export type BucketVerdict =
   | { ok: true; next: BucketState }
-  /** `retryAfterSeconds` is whole seconds until one token is back, at least 1. */
+  /** `retryAfterSeconds` is whole seconds until the cost is back, at least 1. */
   | { ok: false; retryAfterSeconds: number };
 
-/**
- * Takes one token from a bucket refilled at `ratePerSecond` up to `burst`. A bucket seen for
- * the first time (state undefined) starts full. Pure: the caller stores `next` only on ok.
- */
-export function takeToken(state: BucketState | undefined, ratePerSecond: number, burst: number, now: number): BucketVerdict {
-  const elapsed = state ? Math.max(0, now - state.updatedAt) / 1000 : 0;
-  const available = state ? Math.min(burst, state.tokens + elapsed * ratePerSecond) : burst;
-  if (available >= 1) return { ok: true, next: { tokens: available - 1, updatedAt: now } };
-  const wait = ratePerSecond > 0 ? (1 - available) / ratePerSecond : Number.POSITIVE_INFINITY;
-  return { ok: false, retryAfterSeconds: Number.isFinite(wait) ? Math.max(1, Math.ceil(wait - 1e-9)) : 3600 };
+/** Refills, then takes `cost`. Pure: the caller stores `next` only when ok. */
+export function takeToken(state: BucketState | undefined, shape: BucketShape, now: number): BucketVerdict {
+  const { refillPerMs, capacity, cost } = shape;
+  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0;
+  const available = state ? Math.min(capacity, state.tokens + elapsed * refillPerMs) : capacity;
+  if (available >= cost) return { ok: true, next: { tokens: available - cost, updatedAt: now } };
+  if (refillPerMs <= 0) return { ok: false, retryAfterSeconds: 3600 };
+  // The epsilon keeps float dust (2.0000000001 s) from adding a whole second.
+  const seconds = (cost - available) / refillPerMs / 1000;
+  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(seconds - 1e-9)) };
 }
+
+/** A bucket of `burst` deliveries refilled at `ratePerSecond` (a webhook's rate and burst). */
+export const perSecond = (ratePerSecond: number, burst: number): BucketShape => ({
+  refillPerMs: ratePerSecond / 1000,
+  capacity: burst,
+  cost: 1,
+});

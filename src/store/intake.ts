@@ -1,4 +1,4 @@
-import { takeToken } from "../core/token-bucket.js";
+import { perSecond, takeToken } from "../core/token-bucket.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
 
 export type CallAdmission =
@@ -35,7 +35,7 @@ export async function admitWebhookCall(tx: Db, kind: StoreKind, l: CallLimits): 
     kind,
     tx.selectFrom("webhook_buckets").select(["tokens", "updated_at"]).where("webhook_id", "=", l.webhookId),
   ).executeTakeFirst();
-  const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, l.rate, l.burst, l.now);
+  const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
   await tx
     .updateTable("webhook_buckets")

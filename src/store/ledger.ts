@@ -1,26 +1,10 @@
 import { sql } from "kysely";
+import type { Insertable } from "kysely";
+import type { RunUsageEventsTable } from "./schema/runs.js";
 import type { CredentialUsageTable } from "./schema/usage.js";
 import type { Db } from "./store.js";
 
-export interface UsageEventRow {
-  id: string;
-  run_id: string;
-  attempt: number;
-  report_id: string;
-  org_id: string;
-  team_id: string;
-  month: string;
-  cost_micro: number;
-  input_tokens: number;
-  output_tokens: number;
-  aggregate_tokens: number;
-  fingerprint: string | null;
-  provider: string | null;
-  tier: string | null;
-  repo: string;
-  amount_type: "metered" | "estimate";
-  created_at: number;
-}
+export type UsageEventRow = Insertable<RunUsageEventsTable>;
 
 /** Records one usage report; false when the same report of the run was recorded before. */
 export async function insertUsageEvent(db: Db, row: UsageEventRow): Promise<boolean> {

@@ -1,19 +1,8 @@
 import { usdToMicro } from "../../core/money.js";
-import { CREDENTIAL_TIERS, type CredentialTier } from "../../metering/metering.js";
+import { CREDENTIAL_TIERS, type CredentialTier, type UsageReport } from "../../metering/metering.js";
 
-/** One `{"usage": {…}}` line a bot printed on stdout, money already in micro-USD. */
-export interface BotUsageLine {
-  id: string | null;
-  costMicro: number;
-  inputTokens: number;
-  outputTokens: number;
-  aggregateTokens: number;
-  fingerprint: string | null;
-  provider: string | null;
-  tier: CredentialTier | null;
-  repo: string | null;
-  amountType: "metered" | "estimate";
-}
+/** One `{"usage": {…}}` line a bot printed on stdout, money already in micro-USD; `id` is its optional report id. */
+export type BotUsageLine = Omit<UsageReport, "reportId"> & { id: string | null };
 
 /**
  * Parses a stdout line of the usage protocol: a JSON object with a `usage` object holding
