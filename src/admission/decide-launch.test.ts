@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUCKET_UNIT, decideLaunch, takeLaunchToken, type LaunchSnapshot } from "./decide-launch.js";
+import { BUCKET_UNIT, decideLaunch, snapshotNeeds, takeLaunchToken, type LaunchSnapshot } from "./decide-launch.js";
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const NO_DEFAULTS = { maxConcurrentRuns: 0, launchRatePerMin: 0, monthlyCostCapMicroUsd: 0, monthlyRunQuota: 0 };
@@ -136,5 +136,22 @@ describe("takeLaunchToken", () => {
     const r = takeLaunchToken({ tokens: 0, updatedAt: NOW }, 2, NOW + 3_600_000);
     expect(r.ok && r.next.tokens).toBe(1 * BUCKET_UNIT);
     expect(takeLaunchToken({ tokens: 0, updatedAt: NOW }, 2, NOW - 60_000).ok).toBe(false);
+  });
+});
+
+describe("snapshotNeeds", () => {
+  const none = { maxConcurrentRuns: 0, launchRatePerMin: 0, monthlyCostCapMicroUsd: 0, monthlyRunQuota: 0 };
+  const org = (cap: number, quota: number) => ({ status: "active" as const, monthlyCostCapMicro: cap, monthlyRunQuota: quota });
+  const team = (max: number, rate: number) => ({ maxConcurrentRuns: max, launchRatePerMin: rate });
+  it.each([
+    ["all unlimited", org(0, 0), team(0, 0), none, false, { activeRuns: false, bucket: false, usage: false }],
+    ["team concurrency override", org(0, 0), team(5, 0), none, false, { activeRuns: true, bucket: false, usage: false }],
+    ["platform concurrency default", org(0, 0), team(0, 0), { ...none, maxConcurrentRuns: 2 }, false, { activeRuns: true, bucket: false, usage: false }],
+    ["launch rate", org(0, 0), team(0, 30), none, false, { activeRuns: false, bucket: true, usage: false }],
+    ["cost cap", org(1_000_000, 0), team(0, 0), none, false, { activeRuns: false, bucket: false, usage: true }],
+    ["run quota default", org(0, 0), team(0, 0), { ...none, monthlyRunQuota: 10 }, false, { activeRuns: false, bucket: false, usage: true }],
+    ["bypass reads nothing", org(1, 1), team(1, 1), none, true, { activeRuns: false, bucket: false, usage: false }],
+  ])("%s", (_name, o, t, defaults, bypassGate, want) => {
+    expect(snapshotNeeds(o, t, defaults, { bypassGate })).toEqual(want);
   });
 });

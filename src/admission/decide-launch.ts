@@ -61,6 +61,26 @@ export type LaunchVerdict =
 /** Limits rule 1: an override above 0 wins, otherwise the platform default; 0 means unlimited. */
 export const effectiveLimit = (override: number, platformDefault: number): number => (override > 0 ? override : platformDefault);
 
+/**
+ * Which parts of the snapshot the gate will look at: a limit that is 0 (unlimited) needs no
+ * read. Bypassing launches need none; the caller then passes zeros.
+ */
+export function snapshotNeeds(
+  org: LaunchSnapshot["org"],
+  team: LaunchSnapshot["team"],
+  defaults: OrgLimitDefaults,
+  facts: LaunchFacts,
+): { activeRuns: boolean; bucket: boolean; usage: boolean } {
+  if (facts.bypassGate) return { activeRuns: false, bucket: false, usage: false };
+  return {
+    activeRuns: effectiveLimit(team.maxConcurrentRuns, defaults.maxConcurrentRuns) > 0,
+    bucket: effectiveLimit(team.launchRatePerMin, defaults.launchRatePerMin) > 0,
+    usage:
+      effectiveLimit(org.monthlyCostCapMicro, defaults.monthlyCostCapMicroUsd) > 0 ||
+      effectiveLimit(org.monthlyRunQuota, defaults.monthlyRunQuota) > 0,
+  };
+}
+
 /** The launch gate: the first failing check in the spec's order, or admission with the state to write. */
 export function decideLaunch(s: LaunchSnapshot, facts: LaunchFacts, now: number): LaunchVerdict {
   const month = monthOf(now);

@@ -156,7 +156,8 @@ describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
   let s: Seed;
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "1" });
+    // A launch-rate limit makes the gate read the bucket table the test then drops.
+    t = await startTestApp(kind, { SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "1", SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: "100" });
     s = await seedTenancy(t);
   });
   afterAll(() => t.close());

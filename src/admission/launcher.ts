@@ -10,7 +10,7 @@ import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
-import { decideLaunch } from "./decide-launch.js";
+import { decideLaunch, snapshotNeeds } from "./decide-launch.js";
 import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
 
 export interface LauncherDeps {
@@ -44,7 +44,7 @@ export class Launcher {
   async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
     const id = this.deps.ids.next("run");
     const insert: Admit = async (tx, orgId, now) => {
-      await runs.insertRun(tx, {
+      const row: runs.RunRow = {
         id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
         repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
         connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
@@ -53,8 +53,9 @@ export class Launcher {
         actor_kind: request.actor.kind, attempt: 1, metered_attempt: 0, metered: 0, metered_month: null,
         failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
         lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
-      });
-      return (await runs.findRun(tx, id))!;
+      };
+      await runs.insertRun(tx, row);
+      return row;
     };
     return this.admit(request.teamId, request.bypassGate === true, insert, options);
   }
@@ -95,25 +96,31 @@ export class Launcher {
         const locked = await lockTeamAndOrg(tx, store.kind, teamId);
         if (!locked) throw notFound("team");
         const { team, org } = locked;
+        const orgLimits = { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) };
+        const teamLimits = { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) };
+        const facts = { bypassGate };
+        // Unlimited checks read nothing: counting active runs grows with the queue.
+        const needs = snapshotNeeds(orgLimits, teamLimits, this.deps.defaults, facts);
         const verdict = decideLaunch(
           {
-            org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
-            team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
+            org: orgLimits,
+            team: teamLimits,
             defaults: this.deps.defaults,
-            activeRuns: await countActiveRuns(tx, teamId),
-            bucket: await findLaunchBucket(tx, teamId),
-            usage: await findOrgUsage(tx, org.id, monthOf(now)),
+            activeRuns: needs.activeRuns ? await countActiveRuns(tx, teamId) : 0,
+            bucket: needs.bucket ? await findLaunchBucket(tx, teamId) : undefined,
+            usage: needs.usage ? await findOrgUsage(tx, org.id, monthOf(now)) : { runs: 0, costMicro: 0 },
           },
-          { bypassGate },
+          facts,
           now,
         );
         if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const run = await write(tx, org.id, now);
         stage = "meter";
-        if (await runs.markAttemptMetered(tx, run.id, verdict.month)) await addOrgRuns(tx, org.id, verdict.month, 1, now);
+        const metered = await runs.markAttemptMetered(tx, run.id, verdict.month);
+        if (metered) await addOrgRuns(tx, org.id, verdict.month, 1, now);
         stage = "check";
-        const counted = (await runs.findRun(tx, run.id))!;
+        const counted: runs.RunRow = metered ? { ...run, metered_attempt: run.attempt, metered: 1, metered_month: verdict.month } : run;
         await this.runHook(options, tx, counted);
         return { kind: "launched", run: counted, metered: true };
       });

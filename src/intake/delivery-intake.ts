@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
+import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
@@ -106,7 +107,7 @@ export class DeliveryIntake {
     if (!config.enabled) return { kind: "disabled" };
 
     const admitted = await store.tx(async (tx) => {
-      const verdict = await admitWebhookCall(tx, store.kind, {
+      const verdict = await admitWebhookCall(tx, {
         webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
         orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
         webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
@@ -130,10 +131,10 @@ export class DeliveryIntake {
     if (!auth) {
       return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.record(store.db, base, "invalid", { reason: "no signing secret" }) };
     }
-    const known = new Set(await this.deps.bots.knownBotIds(owner.orgId));
+    const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
       config, headers: req.headers, rawBody: req.rawBody, auth,
-      context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot: (id) => known.has(id) },
+      context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
     const row: Base = { ...base, ...summaryColumns(evaluated.summary) };
     const decision = evaluated.decision;
@@ -231,6 +232,14 @@ export class DeliveryIntake {
     await insertDelivery(db, { ...row, ...extra, id, status, idempotency_key: `random|${randomUUID()}` });
     this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
     return id;
+  }
+
+  /** The org's bot catalog is read only when the config can name a bot that is not built in. */
+  private async knownBots(config: WebhookConfig, orgId: string): Promise<(id: string) => boolean> {
+    const named = [...config.bot_ids, config.default_bot_id ?? "", ...(config.bot_rules ?? []).map((r) => r.bot_id)];
+    if (!config.wildcard_bots && named.every((id) => id === "" || id === "*" || isBuiltinBot(id))) return isBuiltinBot;
+    const known = new Set(await this.deps.bots.knownBotIds(orgId));
+    return (id) => known.has(id);
   }
 
   private bodyAuth(config: WebhookConfig, secrets: ReturnType<typeof secretsFromRow>, verifyToken: (t: string) => boolean): BodyAuth | undefined {

@@ -13,7 +13,7 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     webhookId: "whk_a", orgId: "org_a", rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: "2026-11", now: 0, ...over,
   });
   const admitMany = (n: number, l: CallLimits) =>
-    Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, ts.store.kind, l))));
+    Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, l))));
 
   it("admits exactly burst calls of 200 parallel ones at the bucket", async () => {
     const results = await admitMany(200, limits({ webhookId: "whk_bucket", burst: 10 }));

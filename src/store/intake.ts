@@ -1,5 +1,5 @@
 import { perSecond, takeToken } from "../core/token-bucket.js";
-import { lockForUpdate, type Db, type StoreKind } from "./store.js";
+import type { Db } from "./store.js";
 
 export type CallAdmission =
   | { kind: "admitted" }
@@ -24,18 +24,16 @@ export interface CallLimits {
  * in the caller's transaction. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
  * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
  */
-export async function admitWebhookCall(tx: Db, kind: StoreKind, l: CallLimits): Promise<CallAdmission> {
-  // The row must exist before it can be locked: a new bucket starts full.
-  await tx
+export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
+  // Create-or-touch returning the row: one statement that makes the row exist, locks it
+  // (PostgreSQL's DO UPDATE takes the row lock; SQLite holds the write lock) and reads it.
+  const bucket = await tx
     .insertInto("webhook_buckets")
     .values({ webhook_id: l.webhookId, tokens: l.burst, updated_at: l.now })
-    .onConflict((oc) => oc.column("webhook_id").doNothing())
-    .execute();
-  const bucket = await lockForUpdate(
-    kind,
-    tx.selectFrom("webhook_buckets").select(["tokens", "updated_at"]).where("webhook_id", "=", l.webhookId),
-  ).executeTakeFirst();
-  const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
+    .onConflict((oc) => oc.column("webhook_id").doUpdateSet((eb) => ({ tokens: eb.ref("webhook_buckets.tokens") })))
+    .returning(["tokens", "updated_at"])
+    .executeTakeFirstOrThrow();
+  const verdict = takeToken({ tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
   await tx
     .updateTable("webhook_buckets")
@@ -45,23 +43,16 @@ export async function admitWebhookCall(tx: Db, kind: StoreKind, l: CallLimits): 
 
   const orgScope = `org:${l.orgId}`;
   const hookScope = `webhook:${l.webhookId}`;
-  await tx
+  // Scopes in a fixed order, so two transactions lock the two rows in the same order.
+  const rows = await tx
     .insertInto("webhook_call_counters")
     .values([
-      { scope: orgScope, month: l.month, calls: 0 },
       { scope: hookScope, month: l.month, calls: 0 },
-    ])
-    .onConflict((oc) => oc.columns(["scope", "month"]).doNothing())
+      { scope: orgScope, month: l.month, calls: 0 },
+    ].sort((a, b) => a.scope.localeCompare(b.scope)))
+    .onConflict((oc) => oc.columns(["scope", "month"]).doUpdateSet((eb) => ({ calls: eb.ref("webhook_call_counters.calls") })))
+    .returning(["scope", "calls"])
     .execute();
-  const rows = await lockForUpdate(
-    kind,
-    tx
-      .selectFrom("webhook_call_counters")
-      .select(["scope", "calls"])
-      .where("month", "=", l.month)
-      .where("scope", "in", [orgScope, hookScope])
-      .orderBy("scope"),
-  ).execute();
   const calls = (scope: string) => rows.find((r) => r.scope === scope)?.calls ?? 0;
   if (l.orgMonthlyCalls > 0 && calls(orgScope) >= l.orgMonthlyCalls) return { kind: "quota_exceeded", scope: "org" };
   if (l.webhookMonthlyCalls > 0 && calls(hookScope) >= l.webhookMonthlyCalls) return { kind: "quota_exceeded", scope: "webhook" };

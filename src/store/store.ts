@@ -72,7 +72,7 @@ function openSqlite(options: StoreOptions): Store {
   raw.pragma(`synchronous = ${options.sqliteSync === "full" ? "FULL" : "NORMAL"}`);
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(raw) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
   return {
     kind: "sqlite",
     db,
@@ -82,6 +82,35 @@ function openSqlite(options: StoreOptions): Store {
     },
     close: () => db.destroy(),
   };
+}
+
+/** Most distinct statements kept prepared; the service issues a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * The database as Kysely's driver sees it, with `prepare` answered from a cache: the driver
+ * prepares on every query, which costs as much as running a small statement. Reusing a
+ * statement is safe because better-sqlite3 runs each one to completion synchronously.
+ */
+function withStatementCache(raw: BetterSqlite3.Database): BetterSqlite3.Database {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return new Proxy(raw, {
+    get(target, key) {
+      if (key === "prepare") {
+        return (sql: string) => {
+          let stmt = cache.get(sql);
+          if (!stmt) {
+            if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+            stmt = target.prepare(sql);
+            cache.set(sql, stmt);
+          }
+          return stmt;
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** SQLite dialect whose transactions begin IMMEDIATE: no lock-upgrade deadlocks between processes. */
