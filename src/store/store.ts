@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema/index.js";
+import { GroupCommit } from "./group-commit.js";
 import { migrateToLatest } from "./migrate.js";
 
 export type StoreKind = "sqlite" | "postgres";
@@ -29,7 +30,8 @@ export interface Store {
   readonly db: Db;
   /**
    * Runs `fn` in one transaction. SQLite takes the write lock at BEGIN (IMMEDIATE), so
-   * transactions are serial; PostgreSQL runs READ COMMITTED, and operations that must be
+   * transactions are serial, and concurrent ones share a commit ({@link GroupCommit});
+   * PostgreSQL runs READ COMMITTED, and operations that must be
    * exact lock the rows they decide on ({@link lockForUpdate}).
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
@@ -73,10 +75,11 @@ function openSqlite(options: StoreOptions): Store {
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
+  const group = new GroupCommit(db);
   return {
     kind: "sqlite",
     db,
-    tx: (fn) => db.transaction().execute(fn),
+    tx: (fn) => group.run(fn),
     ping: async () => {
       raw.prepare("select 1").get();
     },
