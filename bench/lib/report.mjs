@@ -1,5 +1,5 @@
 // bench/RESULTS.md (one markdown table) and bench/results.json from the run's results.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 const ms = (us) => (us == null ? "—" : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
 const mb = (b) => (b ? `${(b / 1048576).toFixed(0)} MB` : "—");
@@ -54,5 +54,7 @@ export function renderMarkdown(run) {
 
 export function writeReports(dir, run) {
   writeFileSync(`${dir}/results.json`, `${JSON.stringify(run, null, 2)}\n`);
-  writeFileSync(`${dir}/RESULTS.md`, renderMarkdown(run));
+  // The profile analysis is kept by hand in ANALYSIS.md and travels with every run's table.
+  const analysis = existsSync(`${dir}/ANALYSIS.md`) ? `\n${readFileSync(`${dir}/ANALYSIS.md`, "utf8")}` : "";
+  writeFileSync(`${dir}/RESULTS.md`, renderMarkdown(run) + analysis);
 }
