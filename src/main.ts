@@ -1,4 +1,4 @@
-import { loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { composeServices } from "./compose.js";
@@ -36,32 +36,11 @@ async function main(): Promise<void> {
     ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
     : startReclaimTimer(services.runQueue, log);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "stopping: no new requests, finishing in-flight ones");
-    const force = setTimeout(() => {
-      log.error("in-flight work did not finish in 25 s; exiting");
-      process.exit(1);
-    }, 25_000);
-    force.unref();
-    try {
-      await app.close();
-      await runner.stop();
-      await store.close();
-      log.info("stopped");
-      process.exit(0);
-    } catch (err) {
-      log.error({ err }, "error while stopping");
-      process.exit(1);
-    }
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
+    () => app.close(),
+    () => runner.stop(),
+    () => store.close(),
+  ]);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnFatal);

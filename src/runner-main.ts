@@ -1,4 +1,4 @@
-import { loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
 import { systemClock } from "./core/clock.js";
 import { randomIds } from "./core/ids.js";
@@ -27,25 +27,7 @@ async function main(): Promise<void> {
     runs, bots: new BotCommands(config.botsFile), metrics, log, concurrency: config.runnerConcurrency, role: "runner",
   });
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "runner stopping: running bots are stopped and left resumable");
-    try {
-      await runner.stop();
-      await store.close();
-      process.exit(0);
-    } catch (err) {
-      log.error({ err }, "error while stopping the runner");
-      process.exit(1);
-    }
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  exitOnSignal(log, "runner stopping: running bots are stopped and left resumable", [() => runner.stop(), () => store.close()]);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnFatal);
