@@ -69,6 +69,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_SEAL_KEY: must be base64 of exactly 32 bytes");
   }
 
+  if (databaseUrl && !sealKey) {
+    problems.push("SERVICE_SEAL_KEY: required with SERVICE_DATABASE_URL, so every replica seals and opens secrets with the same key (base64 of 32 bytes, e.g. `openssl rand -base64 32`)");
+  }
   const sealKeysRetired = read.string("SERVICE_SEAL_KEYS_RETIRED", "").split(",").map((k) => k.trim()).filter(Boolean);
   if (sealKeysRetired.some((k) => Buffer.from(k, "base64").length !== 32)) {
     problems.push("SERVICE_SEAL_KEYS_RETIRED: each key must be base64 of exactly 32 bytes");

@@ -148,8 +148,10 @@ function openPostgres(options: StoreOptions): Store {
     } as pg.CustomTypesConfig,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   });
-  // A dropped idle connection must not crash the process; the next query reconnects.
+  // A dropped connection must not crash the process: idle ones report on the pool, checked-out
+  // ones on their client. The query in flight fails (→ 503) and the next one reconnects.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: "postgres",

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseDuration } from "./config.js";
+
+const KEY = Buffer.alloc(32, 1).toString("base64");
+
+describe("loadConfig", () => {
+  it("defaults to the embedded service on 127.0.0.1:8080 with SQLite in ./data", () => {
+    const c = loadConfig({}, "/srv/app");
+    expect(c).toMatchObject({ host: "127.0.0.1", port: 8080, baseUrl: "http://127.0.0.1:8080", dataDir: "/srv/app/data", databaseUrl: "", runner: "inprocess" });
+    expect(c.webhookMonthlyCallsDefault).toBe(10_000);
+    expect(c.syncDebounceMs).toBe(180_000);
+    expect(c.syncMaxWaitMs).toBe(900_000);
+  });
+
+  it.each([
+    ["unset", undefined, 0],
+    ["empty", "", 0],
+    ["negative", "-5", 0],
+    ["not a number", "lots", 0],
+    ["zero", "0", 0],
+    ["a value", "7", 7],
+    ["a fraction of a count", "7.9", 7],
+  ])("reads SERVICE_ORG_DEFAULT_* leniently: %s → %i", (_name, raw, want) => {
+    const env = raw === undefined ? {} : {
+      SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: raw, SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: raw, SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: raw,
+    };
+    expect(loadConfig(env).orgDefaults).toMatchObject({ maxConcurrentRuns: want, launchRatePerMin: want, monthlyRunQuota: want });
+  });
+
+  it("keeps the cost cap default in micro-USD", () => {
+    expect(loadConfig({ SERVICE_ORG_DEFAULT_MONTHLY_COST_CAP_USD: "12.345678" }).orgDefaults.monthlyCostCapMicroUsd).toBe(12_345_678);
+  });
+
+  it("reports every problem together, each by its variable's name", () => {
+    try {
+      loadConfig({ SERVICE_PORT: "http", SERVICE_SQLITE_SYNC: "sometimes", SERVICE_WEBHOOK_SYNC_DEBOUNCE: "soon", SERVICE_ADMIN_TOKEN: "secret" });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const names = (err as ConfigError).problems.map((p) => p.split(":")[0]);
+      expect(names).toEqual(["SERVICE_PORT", "SERVICE_ADMIN_TOKEN", "SERVICE_SQLITE_SYNC", "SERVICE_WEBHOOK_SYNC_DEBOUNCE"]);
+    }
+  });
+
+  it("requires a shared seal key with PostgreSQL, so replicas open each other's secrets", () => {
+    expect(() => loadConfig({ SERVICE_DATABASE_URL: "postgres://db/x" })).toThrow(/SERVICE_SEAL_KEY: required/);
+    expect(loadConfig({ SERVICE_DATABASE_URL: "postgres://db/x", SERVICE_SEAL_KEY: KEY }).databaseUrl).toBe("postgres://db/x");
+    expect(() => loadConfig({ SERVICE_DATABASE_URL: "mysql://db/x", SERVICE_SEAL_KEY: KEY })).toThrow(/SERVICE_DATABASE_URL/);
+  });
+
+  it.each([
+    ["90", 90_000], ["30s", 30_000], ["3m", 180_000], ["500ms", 500], ["1h", 3_600_000], ["0", 0], ["1.5m", 90_000], ["soon", undefined], ["-1s", undefined],
+  ])("parses the duration %s", (raw, ms) => {
+    expect(parseDuration(raw)).toBe(ms);
+  });
+});
