@@ -14,4 +14,7 @@ export const BUILTIN_BOTS: readonly BuiltinBot[] = [
   { id: "improve", name: "Branch-improvement bot", description: "Commits fixes onto a branch or opens a follow-up PR" },
 ];
 
+/** The mutating branch-improvement bot: commands may launch it, the review lane never does. */
+export const BRANCH_IMPROVE_BOT = "improve";
+
 export const isBuiltinBot = (id: string) => BUILTIN_BOTS.some((b) => b.id === id);

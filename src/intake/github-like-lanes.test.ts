@@ -226,3 +226,20 @@ describe("forge_c pull_request table", () => {
     expect(fork).toEqual({ kind: "filtered", reason: "fork: alice/widgets → acme/widgets" });
   });
 });
+
+describe("review lane rule 1: opening a pull request is review-only", () => {
+  it("never launches the branch-improvement bot, even as the default bot", () => {
+    expect(decideB("pull_request", "opened", { bot_ids: ["improve"], default_bot_id: "improve" })).toEqual({
+      kind: "filtered",
+      reason: "the pull request review lane never launches the branch-improvement bot",
+    });
+  });
+
+  it("drops it from a fan-out and launches the review bot alone", () => {
+    const rule = (bot_id: string) => ({
+      bot_id, events: ["pull_request"], commands: {}, author_allowlist: [], author_denylist: [], author_scope: "shared" as const, label_filter: [], launch_vars: {},
+    });
+    const d = decideB("pull_request", "opened", { bot_ids: ["review-pr", "improve"], bot_rules: [rule("review-pr"), rule("improve")] });
+    expect(d.kind === "launch" && d.launches.map((l) => l.botId)).toEqual(["review-pr"]);
+  });
+});

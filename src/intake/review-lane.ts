@@ -1,3 +1,4 @@
+import { BRANCH_IMPROVE_BOT } from "../bots/bot-id.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { identityLogins, type DeliveryContext } from "./delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type LaunchPlan } from "./delivery-decision.js";
@@ -77,8 +78,11 @@ export function decideReview(config: WebhookConfig, event: ForgeEvent, context: 
     labels: event.labels,
   });
   if (!routing.ok) return routing.decision;
+  // Review lane rule 1: opening a PR is review-only, never the mutating branch-improvement bot.
+  const reviewers = routing.bots.filter((bot) => bot.botId !== BRANCH_IMPROVE_BOT);
+  if (reviewers.length === 0) return filtered("the pull request review lane never launches the branch-improvement bot");
   const base = reviewBaseVars(event, number);
-  const launches: LaunchPlan[] = routing.bots.map((bot) => ({
+  const launches: LaunchPlan[] = reviewers.map((bot) => ({
     botId: bot.botId,
     vars: layerVars(base, bot.ruleVars, config.operator_launch_vars, config.launch_vars),
     idempotencyKey: routing.fanOut ? withBotSegment(key, bot.botId) : key,
