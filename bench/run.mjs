@@ -4,6 +4,7 @@
 //                      [--connections 32] [--threads 2] [--rate 1000] [--keep]
 // PostgreSQL runs when SERVICE_DATABASE_URL is set (that database is used) or --pg is given
 // (a throwaway cluster from scripts/pg-cluster.sh, stopped at the end).
+import { benchGateDecisions } from "./lib/gate.mjs";
 import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -357,6 +358,11 @@ async function main() {
 
   await checkSignatures(files);
   await benchBare(files);
+  const gate = await benchGateDecisions();
+  run.rows.push({
+    id: "gate", name: "launch gate decisions (decideLaunch, every check enabled, in-process)", store: "—", target: "max", rps: gate.rps,
+    note: `${gate.decisions.toLocaleString("en")} decisions, all admitted: ${gate.admitted === gate.decisions}`,
+  });
 
   const sealKey = randomBytes(32).toString("base64");
   const token = newAdminToken();
