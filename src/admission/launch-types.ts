@@ -32,7 +32,8 @@ export interface LaunchRequest {
 
 export interface LaunchOptions {
   /**
-   * Runs inside the launch transaction after the run row is written, so the caller's own rows
+   * Runs inside the launch transaction right after the run row is written (before the
+   * metering writes), so the caller's own rows
    * (the intake's delivery row) commit together with the gate's writes, or not at all. An error
    * thrown here rolls everything back and reaches the caller unchanged.
    */

@@ -5,10 +5,10 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, lockTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
-import { findTeam } from "../store/tenancy.js";
+import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
 import { decideLaunch, snapshotNeeds } from "./decide-launch.js";
 import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
@@ -93,14 +93,22 @@ export class Launcher {
     let stage: "check" | "meter" = "check";
     try {
       const result = await store.tx(async (tx): Promise<LaunchResult> => {
-        const locked = await lockTeamAndOrg(tx, store.kind, teamId);
-        if (!locked) throw notFound("team");
-        const { team, org } = locked;
-        const orgLimits = { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) };
-        const teamLimits = { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) };
         const facts = { bypassGate };
-        // Unlimited checks read nothing: counting active runs grows with the queue.
-        const needs = snapshotNeeds(orgLimits, teamLimits, this.deps.defaults, facts);
+        const limitsOf = ({ team, org }: { team: TeamRow; org: OrgRow }) => ({
+          org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
+          team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
+        });
+        const needsOf = (found: { team: TeamRow; org: OrgRow }) => {
+          const l = limitsOf(found);
+          return snapshotNeeds(l.org, l.team, this.deps.defaults, facts);
+        };
+        // Rows are locked only when a limit will be checked; unlimited checks read nothing
+        // (counting active runs grows with the queue).
+        const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => Object.values(needsOf(f)).some(Boolean));
+        if (!found) throw notFound("team");
+        const { org } = found;
+        const { org: orgLimits, team: teamLimits } = limitsOf(found);
+        const needs = needsOf(found);
         const verdict = decideLaunch(
           {
             org: orgLimits,
@@ -116,12 +124,14 @@ export class Launcher {
         if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const run = await write(tx, org.id, now);
+        await this.runHook(options, tx, run);
+        // Metering last: the org's usage row is what concurrent launches share, so its row
+        // lock (PostgreSQL) is held only from here to the commit.
         stage = "meter";
         const metered = await runs.markAttemptMetered(tx, run.id, verdict.month);
         if (metered) await addOrgRuns(tx, org.id, verdict.month, 1, now);
         stage = "check";
         const counted: runs.RunRow = metered ? { ...run, metered_attempt: run.attempt, metered: 1, metered_month: verdict.month } : run;
-        await this.runHook(options, tx, counted);
         return { kind: "launched", run: counted, metered: true };
       });
       if (result.kind === "denied") metrics.launchDenied.inc({ reason: result.denial.error });

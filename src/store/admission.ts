@@ -2,21 +2,46 @@ import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
 
+type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
+
 /**
- * The launch gate's reads and writes. Callers run them inside one transaction: the team
- * and org rows are locked first (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE already
- * serialises writers), so the count, the bucket and the counters cannot move under them.
+ * The launch gate's reads and writes, run inside one transaction. The team and its org are
+ * read in one query; when `needsLock` says a limit will be checked, they are read again under
+ * FOR UPDATE (PostgreSQL; team before org everywhere, so launches cannot deadlock), so the
+ * count, the bucket and the counters cannot move under the decision. With no limit to check
+ * nothing is locked: concurrent launches then meet only on the usage counter, written last.
+ * SQLite's BEGIN IMMEDIATE already serialises writers.
  */
-export async function lockTeamAndOrg(
+export async function loadTeamAndOrg(
   tx: Db,
   kind: StoreKind,
   teamId: string,
-): Promise<{ team: Selectable<TeamsTable>; org: Selectable<OrgsTable> } | undefined> {
-  // Team before org, everywhere: one lock order means no deadlock between launches.
-  const team = await lockForUpdate(kind, tx.selectFrom("teams").selectAll().where("id", "=", teamId)).executeTakeFirst();
-  if (!team) return undefined;
-  const org = await lockForUpdate(kind, tx.selectFrom("orgs").selectAll().where("id", "=", team.org_id)).executeTakeFirst();
-  return org ? { team, org } : undefined;
+  needsLock: (found: TeamAndOrg) => boolean,
+): Promise<TeamAndOrg | undefined> {
+  const row = await tx
+    .selectFrom("teams")
+    .innerJoin("orgs", "orgs.id", "teams.org_id")
+    .selectAll("teams")
+    .select([
+      "orgs.name as org_name", "orgs.status as org_status", "orgs.monthly_cost_cap_micro", "orgs.monthly_run_quota",
+      "orgs.memory_quota_bytes", "orgs.credential_audience", "orgs.monthly_webhook_calls",
+      "orgs.created_at as org_created_at", "orgs.updated_at as org_updated_at",
+    ])
+    .where("teams.id", "=", teamId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { org_name, org_status, monthly_cost_cap_micro, monthly_run_quota, memory_quota_bytes, credential_audience, monthly_webhook_calls, org_created_at, org_updated_at, ...team } = row;
+  const found: TeamAndOrg = {
+    team,
+    org: {
+      id: team.org_id, name: org_name, status: org_status, monthly_cost_cap_micro, monthly_run_quota, memory_quota_bytes,
+      credential_audience, monthly_webhook_calls, created_at: org_created_at, updated_at: org_updated_at,
+    },
+  };
+  if (kind !== "postgres" || !needsLock(found)) return found;
+  const team2 = await lockForUpdate(kind, tx.selectFrom("teams").selectAll().where("id", "=", teamId)).executeTakeFirst();
+  const org2 = team2 && (await lockForUpdate(kind, tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id)).executeTakeFirst());
+  return team2 && org2 ? { team: team2, org: org2 } : undefined;
 }
 
 export async function countActiveRuns(db: Db, teamId: string): Promise<number> {
