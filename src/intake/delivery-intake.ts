@@ -133,7 +133,7 @@ export class DeliveryIntake {
     }
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
-      config, headers: req.headers, rawBody: req.rawBody, auth,
+      config, headers: req.headers, rawBody: req.rawBody, auth, rawSha256: base.payload_sha256 ?? undefined,
       context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
     const row: Base = { ...base, ...summaryColumns(evaluated.summary) };

@@ -15,6 +15,8 @@ export interface DeliveryInput {
   rawBody: Buffer;
   auth: BodyAuth;
   context: DeliveryContext;
+  /** SHA-256 hex of rawBody, when the caller computed it already. */
+  rawSha256?: string;
 }
 
 /** The selected payload fields a delivery row records, whatever the outcome. */
@@ -58,11 +60,12 @@ function summarise(event: DeliveryEvent): Omit<DeliverySummary, "payloadSha256" 
  */
 export function evaluateDelivery(input: DeliveryInput): EvaluatedDelivery {
   const provider = providers[input.config.provider];
+  const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
   const summary: DeliverySummary = {
-    payloadSha256: sha256Hex(input.rawBody),
+    payloadSha256: rawSha256,
     deliveryId: firstHeaderValue(input.headers, provider.headers.delivery),
   };
-  const verified = provider.verify({ headers: input.headers, rawBody: input.rawBody, auth: input.auth });
+  const verified = provider.verify({ headers: input.headers, rawBody: input.rawBody, auth: input.auth, rawSha256 });
   if (!verified.ok) return { decision: invalid(verified.code, verified.reason), summary };
   const parsed = provider.parse(verified.payload, input.headers);
   if (!parsed.ok) return { decision: invalid("bad_payload", parsed.reason), summary };

@@ -39,7 +39,7 @@ const NO_PAYLOAD = "form body has no payload field";
  * exact bytes the forge signed (hmac mode). Returns the payload text to parse.
  */
 export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input: VerifyInput): VerifyResult {
-  const rawSha256 = sha256Hex(input.rawBody);
+  const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
   const form = isFormEncoded(input.headers);
   if (form && signing.form === "refuse") return badPayload("form-encoded body is not accepted");
   /** Decodes the proven body, taking a form body's `payload` field. */

@@ -21,6 +21,8 @@ export interface VerifyInput {
   headers: HeaderBag;
   rawBody: Buffer;
   auth: BodyAuth;
+  /** SHA-256 hex of rawBody when the caller has it already (it is the delivery row's hash). */
+  rawSha256?: string;
 }
 
 /** A failure is recorded as an `invalid` delivery; verify never throws. */
