@@ -1,8 +1,22 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
+import { Compiled } from "./compiled.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
 
 type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
+
+type OrgColumns = Selectable<OrgsTable>;
+const teamWithOrg = new Compiled<
+  Selectable<TeamsTable> & {
+    org_name: string; org_status: OrgColumns["status"]; monthly_cost_cap_micro: number; monthly_run_quota: number;
+    memory_quota_bytes: number; credential_audience: string; monthly_webhook_calls: number; org_created_at: number; org_updated_at: number;
+  }
+>(
+  `select "teams".*, "orgs"."name" as "org_name", "orgs"."status" as "org_status", "orgs"."monthly_cost_cap_micro",
+     "orgs"."monthly_run_quota", "orgs"."memory_quota_bytes", "orgs"."credential_audience", "orgs"."monthly_webhook_calls",
+     "orgs"."created_at" as "org_created_at", "orgs"."updated_at" as "org_updated_at"
+   from "teams" inner join "orgs" on "orgs"."id" = "teams"."org_id" where "teams"."id" = ?`,
+);
 
 /**
  * The launch gate's reads and writes, run inside one transaction. The team and its org are
@@ -18,17 +32,7 @@ export async function loadTeamAndOrg(
   teamId: string,
   needsLock: (found: TeamAndOrg) => boolean,
 ): Promise<TeamAndOrg | undefined> {
-  const row = await tx
-    .selectFrom("teams")
-    .innerJoin("orgs", "orgs.id", "teams.org_id")
-    .selectAll("teams")
-    .select([
-      "orgs.name as org_name", "orgs.status as org_status", "orgs.monthly_cost_cap_micro", "orgs.monthly_run_quota",
-      "orgs.memory_quota_bytes", "orgs.credential_audience", "orgs.monthly_webhook_calls",
-      "orgs.created_at as org_created_at", "orgs.updated_at as org_updated_at",
-    ])
-    .where("teams.id", "=", teamId)
-    .executeTakeFirst();
+  const [row] = await teamWithOrg.rows(tx, [teamId]);
   if (!row) return undefined;
   const { org_name, org_status, monthly_cost_cap_micro, monthly_run_quota, memory_quota_bytes, credential_audience, monthly_webhook_calls, org_created_at, org_updated_at, ...team } = row;
   const found: TeamAndOrg = {

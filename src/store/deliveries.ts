@@ -1,13 +1,24 @@
 import type { Insertable, Selectable } from "kysely";
 import type { WebhookDeliveriesTable } from "./schema/webhooks.js";
+import { Compiled, compiledInsert } from "./compiled.js";
 import type { Db } from "./store.js";
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewDelivery = Insertable<WebhookDeliveriesTable>;
 
+const DELIVERY_COLUMNS = [
+  "id", "tenant_id", "webhook_id", "provider", "status", "idempotency_key", "payload_sha256", "event_kind", "event_action",
+  "project_path", "subject_id", "subject_sha", "parent_subject_id", "source_ip", "bot_id", "run_id", "reason", "denial_reason",
+  "forge_delivery_id", "launched_at", "failed_at", "attempts", "created_at", "updated_at",
+] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
+// Every column is written: a column added to the table without being listed here fails to compile.
+const everyDeliveryColumn: [Exclude<keyof WebhookDeliveriesTable, (typeof DELIVERY_COLUMNS)[number]>] extends [never] ? true : false = true;
+void everyDeliveryColumn;
+const insertDeliveryRow = compiledInsert<NewDelivery>("webhook_deliveries", DELIVERY_COLUMNS, { attempts: 0 });
+
 /** Inserts one delivery row; a duplicate (tenant_id, idempotency_key) raises a unique violation. */
 export async function insertDelivery(db: Db, row: NewDelivery): Promise<void> {
-  await db.insertInto("webhook_deliveries").values(row).execute();
+  await insertDeliveryRow(db, row);
 }
 
 /** A webhook's deliveries, newest first. */
@@ -22,14 +33,11 @@ export function listDeliveries(db: Db, webhookId: string, limit: number): Promis
     .execute();
 }
 
+const deliveryByKey = new Compiled<DeliveryRow>(`select * from "webhook_deliveries" where "tenant_id" = ? and "idempotency_key" = ?`);
+
 /** The delivery holding an idempotency key of a tenant, if any. */
-export function findDeliveryByKey(db: Db, tenantId: string, key: string): Promise<DeliveryRow | undefined> {
-  return db
-    .selectFrom("webhook_deliveries")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("idempotency_key", "=", key)
-    .executeTakeFirst();
+export async function findDeliveryByKey(db: Db, tenantId: string, key: string): Promise<DeliveryRow | undefined> {
+  return (await deliveryByKey.rows(db, [tenantId, key]))[0];
 }
 
 /**

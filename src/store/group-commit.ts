@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
 import type { Database } from "./schema/index.js";
 
 type Db = Kysely<Database>;
@@ -60,25 +60,32 @@ export class GroupCommit {
   }
 }
 
+const BEGIN = CompiledQuery.raw("begin immediate");
+const SAVEPOINT = CompiledQuery.raw("savepoint grouped");
+const RELEASE = CompiledQuery.raw("release grouped");
+const ROLLBACK_TO = CompiledQuery.raw("rollback to grouped");
+const COMMIT = CompiledQuery.raw("commit");
+const ROLLBACK = CompiledQuery.raw("rollback");
+
 async function runBatch(conn: Db, batch: Pending[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  await sql`begin immediate`.execute(conn);
+  await conn.executeQuery(BEGIN);
   try {
     for (const item of batch) {
-      await sql`savepoint grouped`.execute(conn);
+      await conn.executeQuery(SAVEPOINT);
       try {
         const value = await item.fn(conn);
-        await sql`release grouped`.execute(conn);
+        await conn.executeQuery(RELEASE);
         outcomes.push({ ok: true, value });
       } catch (error) {
-        await sql`rollback to grouped`.execute(conn);
-        await sql`release grouped`.execute(conn);
+        await conn.executeQuery(ROLLBACK_TO);
+        await conn.executeQuery(RELEASE);
         outcomes.push({ ok: false, error });
       }
     }
-    await sql`commit`.execute(conn);
+    await conn.executeQuery(COMMIT);
   } catch (err) {
-    await sql`rollback`.execute(conn).catch(() => undefined);
+    await conn.executeQuery(ROLLBACK).catch(() => undefined);
     throw err;
   }
   return outcomes;

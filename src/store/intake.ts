@@ -1,5 +1,7 @@
 import { perSecond, takeToken } from "../core/token-bucket.js";
+import { Compiled } from "./compiled.js";
 import type { Db } from "./store.js";
+import type { WebhookRow } from "./webhooks.js";
 
 export type CallAdmission =
   | { kind: "admitted" }
@@ -24,44 +26,34 @@ export interface CallLimits {
  * in the caller's transaction. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
  * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
  */
+// Create-or-touch returning the row: one statement makes the row exist, locks it
+// (PostgreSQL's DO UPDATE takes the row lock; SQLite holds the write lock) and reads it.
+const touchBucket = new Compiled<{ tokens: number; updated_at: number }>(
+  `insert into "webhook_buckets" ("webhook_id", "tokens", "updated_at") values (?, ?, ?)
+   on conflict ("webhook_id") do update set "tokens" = "webhook_buckets"."tokens" returning "tokens", "updated_at"`,
+);
+const putBucket = new Compiled(`update "webhook_buckets" set "tokens" = ?, "updated_at" = ? where "webhook_id" = ?`);
+// The two scopes in one statement, in a fixed order, so two transactions lock them alike.
+const touchCounters = new Compiled<{ scope: string; calls: number }>(
+  `insert into "webhook_call_counters" ("scope", "month", "calls") values (?, ?, 0), (?, ?, 0)
+   on conflict ("scope", "month") do update set "calls" = "webhook_call_counters"."calls" returning "scope", "calls"`,
+);
+const countCall = new Compiled(`update "webhook_call_counters" set "calls" = "calls" + 1 where "month" = ? and "scope" in (?, ?)`);
+
 export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
-  // Create-or-touch returning the row: one statement that makes the row exist, locks it
-  // (PostgreSQL's DO UPDATE takes the row lock; SQLite holds the write lock) and reads it.
-  const bucket = await tx
-    .insertInto("webhook_buckets")
-    .values({ webhook_id: l.webhookId, tokens: l.burst, updated_at: l.now })
-    .onConflict((oc) => oc.column("webhook_id").doUpdateSet((eb) => ({ tokens: eb.ref("webhook_buckets.tokens") })))
-    .returning(["tokens", "updated_at"])
-    .executeTakeFirstOrThrow();
-  const verdict = takeToken({ tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
+  const [bucket] = await touchBucket.rows(tx, [l.webhookId, l.burst, l.now]);
+  const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
-  await tx
-    .updateTable("webhook_buckets")
-    .set({ tokens: verdict.next.tokens, updated_at: verdict.next.updatedAt })
-    .where("webhook_id", "=", l.webhookId)
-    .execute();
+  await putBucket.run(tx, [verdict.next.tokens, verdict.next.updatedAt, l.webhookId]);
 
   const orgScope = `org:${l.orgId}`;
   const hookScope = `webhook:${l.webhookId}`;
-  // Scopes in a fixed order, so two transactions lock the two rows in the same order.
-  const rows = await tx
-    .insertInto("webhook_call_counters")
-    .values([
-      { scope: hookScope, month: l.month, calls: 0 },
-      { scope: orgScope, month: l.month, calls: 0 },
-    ].sort((a, b) => a.scope.localeCompare(b.scope)))
-    .onConflict((oc) => oc.columns(["scope", "month"]).doUpdateSet((eb) => ({ calls: eb.ref("webhook_call_counters.calls") })))
-    .returning(["scope", "calls"])
-    .execute();
-  const calls = (scope: string) => rows.find((r) => r.scope === scope)?.calls ?? 0;
+  const [first, second] = [orgScope, hookScope].sort();
+  const rows = await touchCounters.rows(tx, [first, l.month, second, l.month]);
+  const calls = (scope: string) => Number(rows.find((r) => r.scope === scope)?.calls ?? 0);
   if (l.orgMonthlyCalls > 0 && calls(orgScope) >= l.orgMonthlyCalls) return { kind: "quota_exceeded", scope: "org" };
   if (l.webhookMonthlyCalls > 0 && calls(hookScope) >= l.webhookMonthlyCalls) return { kind: "quota_exceeded", scope: "webhook" };
-  await tx
-    .updateTable("webhook_call_counters")
-    .set((eb) => ({ calls: eb("calls", "+", 1) }))
-    .where("month", "=", l.month)
-    .where("scope", "in", [orgScope, hookScope])
-    .execute();
+  await countCall.run(tx, [l.month, orgScope, hookScope]);
   return { kind: "admitted" };
 }
 
@@ -83,20 +75,19 @@ export interface DeliveryOwner {
   orgMonthlyWebhookCalls: number;
 }
 
+const deliveryTarget = new Compiled<WebhookRow & { owner_org_id: string; owner_org_status: DeliveryOwner["orgStatus"]; owner_org_calls: number }>(
+  `select "webhooks".*, "orgs"."id" as "owner_org_id", "orgs"."status" as "owner_org_status", "orgs"."monthly_webhook_calls" as "owner_org_calls"
+   from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
+   where "webhooks"."id" = ?`,
+);
+
 /** The webhook row with its team's org, or undefined for an unknown id: one indexed join. */
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
-  const row = await db
-    .selectFrom("webhooks")
-    .innerJoin("teams", "teams.id", "webhooks.tenant_id")
-    .innerJoin("orgs", "orgs.id", "teams.org_id")
-    .selectAll("webhooks")
-    .select(["orgs.id as owner_org_id", "orgs.status as owner_org_status", "orgs.monthly_webhook_calls as owner_org_calls"])
-    .where("webhooks.id", "=", webhookId)
-    .executeTakeFirst();
+  const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
   const { owner_org_id, owner_org_status, owner_org_calls, ...webhook } = row;
-  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: owner_org_calls };
-  return { webhook, owner };
+  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: Number(owner_org_calls) };
+  return { webhook: webhook as WebhookRow, owner };
 }
 
 /** Forgets a deleted webhook's bucket; its monthly counter stays, it is part of the org's month. */

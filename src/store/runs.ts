@@ -1,12 +1,25 @@
 import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from "kysely";
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
+import { Compiled, compiledInsert } from "./compiled.js";
 import type { Db, StoreKind } from "./store.js";
 
 export type RunRow = Selectable<RunsTable>;
 
+const RUN_COLUMNS = [
+  "id", "org_id", "team_id", "bot_id", "status", "vars", "repo_url", "repo_ref", "project_path", "connection_id", "subject_id",
+  "parent_subject_id", "webhook_id", "delivery_id", "source", "actor_user_id", "actor_kind", "attempt", "metered_attempt", "metered",
+  "metered_month", "failure_code", "failure_detail", "cancel_requested", "claim_token", "claimed_by", "lease_expires_at", "queued_at",
+  "created_at", "updated_at", "started_at", "finished_at",
+] as const satisfies readonly (keyof RunsTable)[];
+// Every column is written: a column added to the table without being listed here fails to compile.
+const everyRunColumn: [Exclude<keyof RunsTable, (typeof RUN_COLUMNS)[number]>] extends [never] ? true : false = true;
+void everyRunColumn;
+const insertRunRow = compiledInsert<Insertable<RunsTable>>("runs", RUN_COLUMNS, { attempt: 1, metered_attempt: 0, metered: 0, cancel_requested: 0 });
+
+/** Publishes a run: the runs table is the queue. */
 export async function insertRun(db: Db, row: Insertable<RunsTable>): Promise<void> {
-  await db.insertInto("runs").values(row).execute();
+  await insertRunRow(db, row);
 }
 
 export function findRun(db: Db, id: string): Promise<RunRow | undefined> {
@@ -24,14 +37,10 @@ export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStat
  * Marks the run's current attempt as counted, once: true only for the call that flipped it,
  * so the caller increments org_usage.runs exactly once per run attempt.
  */
+const meterAttempt = new Compiled(`update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`);
+
 export async function markAttemptMetered(db: Db, runId: string, month: string): Promise<boolean> {
-  const r = await db
-    .updateTable("runs")
-    .set((eb) => ({ metered_attempt: eb.ref("attempt"), metered: 1, metered_month: month }))
-    .where("id", "=", runId)
-    .where((eb) => eb("metered_attempt", "<", eb.ref("attempt")))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  return (await meterAttempt.run(db, [month, runId])) === 1;
 }
 
 /** Hand-back: un-counts the run's launch once; returns the org and month to decrement, if it flipped. */

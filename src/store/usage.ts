@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { Compiled } from "./compiled.js";
 import type { Db } from "./store.js";
 
 /** Org counters for one UTC month; zeros when the month has no row yet. */
@@ -14,17 +15,16 @@ export async function findOrgUsage(db: Db, orgId: string, month: string) {
 }
 
 /** Adds `delta` launches to the month's run counter (negative for a hand-back, floored at 0). */
+const upsertOrgRuns = new Compiled(
+  `insert into "org_usage" ("org_id", "month", "runs", "cost_micro", "input_tokens", "output_tokens", "aggregate_tokens", "updated_at")
+   values (?, ?, ?, 0, 0, 0, 0, ?)
+   on conflict ("org_id", "month") do update set
+     "runs" = case when "org_usage"."runs" + ? < 0 then 0 else "org_usage"."runs" + ? end, "updated_at" = ?`,
+);
+
+/** Adds `delta` runs (never below 0) to the org's month: the metering step of the gate. */
 export async function addOrgRuns(db: Db, orgId: string, month: string, delta: number, now: number): Promise<void> {
-  await db
-    .insertInto("org_usage")
-    .values({ org_id: orgId, month, runs: Math.max(0, delta), cost_micro: 0, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: now })
-    .onConflict((oc) =>
-      oc.columns(["org_id", "month"]).doUpdateSet({
-        runs: sql<number>`case when org_usage.runs + ${delta} < 0 then 0 else org_usage.runs + ${delta} end`,
-        updated_at: now,
-      }),
-    )
-    .execute();
+  await upsertOrgRuns.run(db, [orgId, month, Math.max(0, delta), now, delta, delta, now]);
 }
 
 export interface SpendDelta {

@@ -1,0 +1,45 @@
+import { CompiledQuery, PostgresAdapter, type Kysely } from "kysely";
+
+/**
+ * A statement whose SQL text is fixed when the module loads, for the delivery path: no query
+ * building or compiling per request. Written once with `?` placeholders (SQLite's), turned
+ * into `$1…$n` for PostgreSQL. It runs through Kysely's executor, so it joins the caller's
+ * transaction and SQLite's prepared-statement cache like any other query.
+ */
+export class Compiled<Row = unknown> {
+  private readonly pgText: string;
+
+  constructor(private readonly sqliteText: string) {
+    let n = 0;
+    this.pgText = sqliteText.replace(/\?/g, () => `$${++n}`);
+  }
+
+  /** The rows the statement returns (a select, or RETURNING). */
+  async rows(db: Kysely<any>, params: readonly unknown[]): Promise<Row[]> {
+    return (await db.executeQuery<Row>(this.compile(db, params))).rows;
+  }
+
+  /** Rows changed. */
+  async run(db: Kysely<any>, params: readonly unknown[]): Promise<number> {
+    return Number((await db.executeQuery(this.compile(db, params))).numAffectedRows ?? 0n);
+  }
+
+  private compile(db: Kysely<any>, params: readonly unknown[]): CompiledQuery<Row> {
+    const text = db.getExecutor().adapter instanceof PostgresAdapter ? this.pgText : this.sqliteText;
+    return CompiledQuery.raw(text, params as unknown[]) as CompiledQuery<Row>;
+  }
+}
+
+/**
+ * `insert into <table> (<columns>) values (?, …)` with the columns in a fixed order. Every
+ * column is written, so a value the row leaves out takes `defaults` (the table's own column
+ * defaults, repeated here), else NULL.
+ */
+export function compiledInsert<Row extends Record<string, unknown>>(
+  table: string,
+  columns: readonly (keyof Row & string)[],
+  defaults: Partial<Row> = {},
+) {
+  const statement = new Compiled(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`);
+  return (db: Kysely<any>, row: Row) => statement.run(db, columns.map((c) => row[c] ?? defaults[c] ?? null));
+}
