@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema/index.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrateToLatest } from "./migrate.js";
 
@@ -74,6 +75,9 @@ function openSqlite(options: StoreOptions): Store {
   raw.pragma(`synchronous = ${options.sqliteSync === "full" ? "FULL" : "NORMAL"}`);
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
+  // A file store checkpoints in a worker thread, not inside request commits.
+  const checkpointer = file === ":memory:" ? undefined : startCheckpointer(file);
+  if (checkpointer) raw.pragma("wal_autocheckpoint = 0");
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
   const group = new GroupCommit(db);
   return {
@@ -83,7 +87,10 @@ function openSqlite(options: StoreOptions): Store {
     ping: async () => {
       raw.prepare("select 1").get();
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 
