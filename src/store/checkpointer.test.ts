@@ -18,7 +18,9 @@ describe("WAL checkpoints off the request path", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     // Automatic checkpoints are off: without the worker these rows would sit in the WAL.
-    await new Promise((r) => setTimeout(r, 600));
+    for (let waited = 0; fs.statSync(file).size <= 900_000 && waited < 6000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const rows = await store.db.selectFrom("webhook_call_counters").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(2000);
     // The rows reached the database file while the store was open: the worker checkpointed.

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
-/** How often the WAL is copied back into the database file. */
-const CHECKPOINT_EVERY_MS = 250;
+/** How often the WAL is copied back: seconds apart, a hot page is written once, not per commit. */
+const CHECKPOINT_EVERY_MS = 2000;
 
 // Plain CommonJS run by the worker (eval), so it loads the same way from src/ and dist/.
 const WORKER_SOURCE = `
@@ -28,7 +28,7 @@ export interface Checkpointer {
 /**
  * WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside whichever
  * commit crosses 1000 pages, synchronously, on the event loop; here a worker thread with a
- * connection of its own checkpoints PASSIVE (never blocking writers) every 250 ms instead,
+ * connection of its own checkpoints PASSIVE (never blocking writers) every 2 s instead,
  * and the service's connection turns automatic checkpoints off. Durability is unchanged:
  * commits are durable in the WAL before any checkpoint.
  */
