@@ -1,7 +1,7 @@
 // The real service under test (node dist/main.js), its seeding over the management API, and
 // probes that send one request from Node to prove a scenario takes the path it claims to.
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { sign } from "./payload.mjs";
 import { freePort, start, waitReady } from "./procs.mjs";
@@ -11,6 +11,12 @@ export function adminToken() {
 }
 
 /** Starts one service process on a free port; resolves when /readyz answers 200. */
+/** The node flags `npm start` passes, read from package.json, so the bench measures the service as shipped. */
+function startFlags(root) {
+  const start = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start;
+  return [...start.matchAll(/\s(--[a-z-]+=\S+)/g)].map((m) => m[1]);
+}
+
 export async function startService({ root, workDir, name, adminToken, sealKey, databaseUrl, main = path.join(root, "dist/main.js"), nodeArgs = [] }) {
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
   const port = await freePort();
@@ -29,7 +35,7 @@ export async function startService({ root, workDir, name, adminToken, sealKey, d
     NODE_ENV: "production",
   };
   const logFile = path.join(workDir, `${name}.log`);
-  const child = start(process.execPath, [...nodeArgs, main], { env, cwd: root, logFile });
+  const child = start(process.execPath, [...startFlags(root), ...nodeArgs, main], { env, cwd: root, logFile });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitReady(`${base}/readyz`, child, 90_000);

@@ -12,7 +12,7 @@ import {
   type Driver,
   type SelectQueryBuilder,
 } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import type { Database } from "./schema/index.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./group-commit.js";
@@ -54,7 +54,8 @@ export interface StoreOptions {
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options) : openSqlite(options);
+  // pg is loaded only for PostgreSQL: the embedded SQLite service does not carry it.
+  const store = options.databaseUrl ? openPostgres(options, (await import("pg")).default) : openSqlite(options);
   if (options.migrate !== false) await migrateToLatest(store.db);
   return store;
 }
@@ -144,14 +145,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 const INT8_OID = 20;
 
-function openPostgres(options: StoreOptions): Store {
-  const pool = new pg.Pool({
+function openPostgres(options: StoreOptions, driver: typeof pg): Store {
+  const pool = new driver.Pool({
     connectionString: options.databaseUrl,
     max: options.pgPoolSize ?? 10,
     // bigint columns hold epoch milliseconds and micro-USD: all well inside 2^53.
     types: {
       getTypeParser: (oid: number, format?: string) =>
-        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text"),
+        oid === INT8_OID ? (v: string) => Number(v) : driver.types.getTypeParser(oid, format as "text"),
     } as pg.CustomTypesConfig,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   });
