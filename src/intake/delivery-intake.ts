@@ -102,7 +102,7 @@ export class DeliveryIntake {
 
     if (config.sign_mode === "token") {
       const check = checkDeliveryToken(req.headers, providers[provider].headers.token, verifyToken);
-      if (!check.ok) return { kind: "bad_token", deliveryId: await this.record(store.db, base, "invalid", { reason: check.reason }) };
+      if (!check.ok) return { kind: "bad_token", deliveryId: await this.recordNow(base, "invalid", { reason: check.reason }) };
     }
     if (!config.enabled) return { kind: "disabled" };
 
@@ -117,6 +117,7 @@ export class DeliveryIntake {
       const reason = status === "rate_limited" ? "webhook rate limit" : `monthly call quota exceeded (${verdict.scope})`;
       return { ...verdict, deliveryId: await this.record(tx, base, status, { reason }) };
     });
+    if (admitted.kind !== "admitted") this.deps.metrics.webhookDeliveries.inc({ provider, status: admitted.kind });
     if (admitted.kind === "rate_limited") {
       this.deps.metrics.webhookThrottled.inc({ provider, reason: "rate_limited" });
       return { kind: "rate_limited", deliveryId: admitted.deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
@@ -129,7 +130,7 @@ export class DeliveryIntake {
 
     const auth = this.bodyAuth(config, secrets, verifyToken);
     if (!auth) {
-      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.record(store.db, base, "invalid", { reason: "no signing secret" }) };
+      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.recordNow(base, "invalid", { reason: "no signing secret" }) };
     }
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
@@ -140,21 +141,21 @@ export class DeliveryIntake {
     const decision = evaluated.decision;
     switch (decision.kind) {
       case "filtered":
-        return { kind: "filtered", reason: decision.reason, deliveryId: await this.record(store.db, row, "filtered", { reason: decision.reason }) };
+        return { kind: "filtered", reason: decision.reason, deliveryId: await this.recordNow(row, "filtered", { reason: decision.reason }) };
       case "invalid":
         return {
           kind: "invalid", reason: decision.reason, httpStatus: invalidHttpStatus(provider, decision.code),
-          deliveryId: await this.record(store.db, row, "invalid", { reason: decision.reason }),
+          deliveryId: await this.recordNow(row, "invalid", { reason: decision.reason }),
         };
       case "stop": {
         const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
         const count = stopped.cancelled + stopped.cancelRequested;
         const reason = `pull request closed: stopped ${count} run(s)`;
-        return { kind: "filtered", reason, stopped: count, deliveryId: await this.record(store.db, row, "filtered", { reason }) };
+        return { kind: "filtered", reason, stopped: count, deliveryId: await this.recordNow(row, "filtered", { reason }) };
       }
       case "defer": {
         const reason = "synchronize debounce: parked launches are not available yet (SERVICE_WEBHOOK_SYNC_DEBOUNCE=0 reviews each push at once)";
-        return { kind: "filtered", reason, deliveryId: await this.record(store.db, row, "filtered", { reason }) };
+        return { kind: "filtered", reason, deliveryId: await this.recordNow(row, "filtered", { reason }) };
       }
       case "launch": {
         const results: LaunchResultOf[] = [];
@@ -204,9 +205,9 @@ export class DeliveryIntake {
       }
       const failed = { status: "launch_error" as const, run_id: null, launched_at: null, failed_at: now, denial_reason: result.denial.error, reason: result.denial.detail, updated_at: now };
       if (existing) {
-        if (!(await retryFailedDelivery(store.db, existing.id, failed))) throw new LostRace();
+        if (!(await store.write((db) => retryFailedDelivery(db, existing.id, failed)))) throw new LostRace();
       } else {
-        await insertDelivery(store.db, { ...planRow, ...failed, id: deliveryId, idempotency_key: plan.idempotencyKey, attempts: 1 });
+        await store.write((db) => insertDelivery(db, { ...planRow, ...failed, id: deliveryId, idempotency_key: plan.idempotencyKey, attempts: 1 }));
       }
       this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launch_error" });
       return { kind: "denied", deliveryId, botId, denial: result.denial };
@@ -220,17 +221,23 @@ export class DeliveryIntake {
   }
 
   private async duplicate(row: Base, original: DeliveryRow, botId: string): Promise<LaunchResultOf> {
-    const deliveryId = await this.record(this.deps.store.db, { ...row, run_id: original.run_id }, "duplicate", {
+    const deliveryId = await this.recordNow({ ...row, run_id: original.run_id }, "duplicate", {
       reason: `duplicate of ${original.id}`,
     });
     return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
+  }
+
+  /** {@link record} as a write of its own, counted once it is durable. */
+  private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
+    const id = await this.deps.store.write((db) => this.record(db, row, status, extra));
+    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
+    return id;
   }
 
   /** A non-launched row under a random key, so a forge's retry of the same event can still launch. */
   private async record(db: Db, row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
     const id = this.deps.ids.next("dlv");
     await insertDelivery(db, { ...row, ...extra, id, status, idempotency_key: `random|${randomUUID()}` });
-    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
     return id;
   }
 

@@ -36,6 +36,12 @@ export interface Store {
    * exact lock the rows they decide on ({@link lockForUpdate}).
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * A write of one statement, durable when the promise resolves. SQLite runs it in the shared
+   * commit of {@link tx} (an autocommit statement would pay a commit of its own); PostgreSQL
+   * runs it as one autocommit statement, with no BEGIN/COMMIT round trips around it.
+   */
+  write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -85,6 +91,7 @@ function openSqlite(options: StoreOptions): Store {
     kind: "sqlite",
     db,
     tx: (fn) => group.run(fn),
+    write: (fn) => group.run(fn),
     ping: async () => {
       raw.prepare("select 1").get();
     },
@@ -165,6 +172,7 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     kind: "postgres",
     db,
     tx: (fn) => db.transaction().execute(fn),
+    write: (fn) => fn(db),
     ping: async () => {
       await pool.query("select 1");
     },
