@@ -106,25 +106,24 @@ export class DeliveryIntake {
     }
     if (!config.enabled) return { kind: "disabled" };
 
-    const admitted = await store.tx(async (tx) => {
-      const verdict = await admitWebhookCall(tx, {
+    // One write: on PostgreSQL one autocommit round trip, so the webhook's hot rows are held
+    // only for that statement; a denial's row is written after it.
+    const admitted = await store.write((db) =>
+      admitWebhookCall(db, {
         webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
         orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
         webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
-      });
-      if (verdict.kind === "admitted") return verdict;
-      const status = verdict.kind;
-      const reason = status === "rate_limited" ? "webhook rate limit" : `monthly call quota exceeded (${verdict.scope})`;
-      return { ...verdict, deliveryId: await this.record(tx, base, status, { reason }) };
-    });
-    if (admitted.kind !== "admitted") this.deps.metrics.webhookDeliveries.inc({ provider, status: admitted.kind });
+      }),
+    );
     if (admitted.kind === "rate_limited") {
       this.deps.metrics.webhookThrottled.inc({ provider, reason: "rate_limited" });
-      return { kind: "rate_limited", deliveryId: admitted.deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
+      const deliveryId = await this.recordNow(base, "rate_limited", { reason: "webhook rate limit" });
+      return { kind: "rate_limited", deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
     }
     if (admitted.kind === "quota_exceeded") {
       this.deps.metrics.webhookThrottled.inc({ provider, reason: "quota_exceeded" });
-      return { kind: "quota_exceeded", deliveryId: admitted.deliveryId };
+      const deliveryId = await this.recordNow(base, "quota_exceeded", { reason: `monthly call quota exceeded (${admitted.scope})` });
+      return { kind: "quota_exceeded", deliveryId };
     }
     if (owner.orgStatus !== "active") return { kind: "org_suspended" };
 

@@ -25,7 +25,7 @@ export class Compiled<Row = unknown> {
   }
 
   private compile(db: Kysely<any>, params: readonly unknown[]): CompiledQuery<Row> {
-    const text = db.getExecutor().adapter instanceof PostgresAdapter ? this.pgText : this.sqliteText;
+    const text = isPostgres(db) ? this.pgText : this.sqliteText;
     return CompiledQuery.raw(text, params as unknown[]) as CompiledQuery<Row>;
   }
 }
@@ -42,4 +42,9 @@ export function compiledInsert<Row extends Record<string, unknown>>(
 ) {
   const statement = new Compiled(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`);
   return (db: Kysely<any>, row: Row) => statement.run(db, columns.map((c) => row[c] ?? defaults[c] ?? null));
+}
+
+/** True when `db` (or a transaction of it) runs on PostgreSQL. */
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -1,5 +1,5 @@
 import { perSecond, takeToken } from "../core/token-bucket.js";
-import { Compiled } from "./compiled.js";
+import { Compiled, isPostgres } from "./compiled.js";
 import type { Db } from "./store.js";
 import type { WebhookRow } from "./webhooks.js";
 
@@ -21,11 +21,6 @@ export interface CallLimits {
   now: number;
 }
 
-/**
- * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
- * in the caller's transaction. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
- * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
- */
 // Create-or-touch returning the row: one statement makes the row exist, locks it
 // (PostgreSQL's DO UPDATE takes the row lock; SQLite holds the write lock) and reads it.
 const touchBucket = new Compiled<{ tokens: number; updated_at: number }>(
@@ -40,7 +35,16 @@ const touchCounters = new Compiled<{ scope: string; calls: number }>(
 );
 const countCall = new Compiled(`update "webhook_call_counters" set "calls" = "calls" + 1 where "month" = ? and "scope" in (?, ?)`);
 
+const admitOnServer = new Compiled<{ verdict: string }>(`select admit_webhook_call(?, ?, ?, ?, ?, ?, ?, ?) as "verdict"`);
+
+/**
+ * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
+ * atomically: one server-side function call on PostgreSQL, four statements inside the
+ * caller's transaction on SQLite. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
+ * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
+ */
 export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
+  if (isPostgres(tx)) return admitOnPostgres(tx, l);
   const [bucket] = await touchBucket.rows(tx, [l.webhookId, l.burst, l.now]);
   const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
@@ -55,6 +59,16 @@ export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmis
   if (l.webhookMonthlyCalls > 0 && calls(hookScope) >= l.webhookMonthlyCalls) return { kind: "quota_exceeded", scope: "webhook" };
   await countCall.run(tx, [l.month, orgScope, hookScope]);
   return { kind: "admitted" };
+}
+
+/** PostgreSQL: the same decision in one round trip (migration 0005's function). */
+async function admitOnPostgres(db: Db, l: CallLimits): Promise<CallAdmission> {
+  const [row] = await admitOnServer.rows(db, [l.webhookId, l.orgId, l.rate, l.burst, l.orgMonthlyCalls, l.webhookMonthlyCalls, l.month, l.now]);
+  const [kind, detail] = (row?.verdict ?? "").split(":");
+  if (kind === "admitted") return { kind: "admitted" };
+  if (kind === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: Number(detail) };
+  if (kind === "quota_exceeded") return { kind: "quota_exceeded", scope: detail === "org" ? "org" : "webhook" };
+  throw new Error(`admit_webhook_call answered ${JSON.stringify(row?.verdict)}`);
 }
 
 /** Webhook calls this month, for an org or one webhook. */

@@ -16,6 +16,7 @@ import type pg from "pg";
 import type { Database } from "./schema/index.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./group-commit.js";
+import { preparedStatements } from "./pg-prepared.js";
 import { migrateToLatest } from "./migrate.js";
 
 export type StoreKind = "sqlite" | "postgres";
@@ -37,9 +38,10 @@ export interface Store {
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /**
-   * A write of one statement, durable when the promise resolves. SQLite runs it in the shared
-   * commit of {@link tx} (an autocommit statement would pay a commit of its own); PostgreSQL
-   * runs it as one autocommit statement, with no BEGIN/COMMIT round trips around it.
+   * A write that is one statement on PostgreSQL, durable when the promise resolves. PostgreSQL
+   * runs it in autocommit, with no BEGIN/COMMIT round trips around it (its rows are locked for
+   * that statement only); SQLite runs `fn` atomically in the shared commit of {@link tx}, where
+   * an autocommit statement would pay a commit of its own.
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** Resolves when the store answers a trivial query. */
@@ -166,7 +168,11 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
   // A dropped connection must not crash the process: idle ones report on the pool, checked-out
   // ones on their client. The query in flight fails (→ 503) and the next one reconnects.
   pool.on("error", () => undefined);
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  const prepare = preparedStatements();
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+    prepare(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: "postgres",
