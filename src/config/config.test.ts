@@ -49,6 +49,19 @@ describe("loadConfig", () => {
   });
 
   it.each([
+    [undefined, false],
+    ["true", true],
+    ["2", 2],
+    ["10.0.0.0/8, 127.0.0.1", ["10.0.0.0/8", "127.0.0.1"]],
+  ])("reads SERVICE_TRUST_PROXY %s", (raw, want) => {
+    expect(loadConfig(raw === undefined ? {} : { SERVICE_TRUST_PROXY: raw }).trustProxy).toEqual(want);
+  });
+
+  it("refuses a SERVICE_TRUST_PROXY it cannot read", () => {
+    expect(() => loadConfig({ SERVICE_TRUST_PROXY: "the load balancer" })).toThrow(/SERVICE_TRUST_PROXY/);
+  });
+
+  it.each([
     ["90", 90_000], ["30s", 30_000], ["3m", 180_000], ["500ms", 500], ["1h", 3_600_000], ["0", 0], ["1.5m", 90_000], ["soon", undefined], ["-1s", undefined],
   ])("parses the duration %s", (raw, ms) => {
     expect(parseDuration(raw)).toBe(ms);

@@ -28,6 +28,11 @@ export interface Config {
   botsFile: string;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
+  /**
+   * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
+   * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 /** Platform defaults of the launch gate (Limits rule 2): 0 means unlimited. */
@@ -101,9 +106,24 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+    trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const ADDRESS_RE = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/;
+
+/** `false`, `true`, a hop count, or a comma-separated list of addresses and CIDRs. */
+function parseTrustProxy(raw: string, problems: string[]): boolean | number | string[] {
+  const value = raw.trim().toLowerCase();
+  if (value === "false" || value === "") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(",").map((a) => a.trim()).filter(Boolean);
+  if (list.length > 0 && list.every((a) => ADDRESS_RE.test(a))) return list;
+  problems.push(`SERVICE_TRUST_PROXY: must be false, true, a hop count or addresses/CIDRs, got ${JSON.stringify(raw)}`);
+  return false;
 }
 
 /** Limits rule 2: invalid, negative or unset values become 0. */

@@ -70,13 +70,18 @@ export interface AppOptions {
   onRoute?: (route: { method: string; url: string; public: boolean }) => void;
 }
 
+/** A hop count as the trust function Fastify's types take: believe the nearest `n` proxies. */
+function trustProxyOption(trust: Config["trustProxy"]) {
+  return typeof trust === "number" ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: options.logger,
     // Per-request access lines cost the delivery path; failures are logged by the hooks below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    trustProxy: false,
+    trustProxy: trustProxyOption(services.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: "idle",
     ajv: { customOptions: { removeAdditional: false } },

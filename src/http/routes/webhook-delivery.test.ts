@@ -276,3 +276,21 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
     }
   });
 });
+
+describe("source IP behind a proxy", () => {
+  it("records the forwarded client address only when the proxy is trusted", async () => {
+    for (const [trust, forwarded, want] of [["false", "203.0.113.7", "127.0.0.1"], ["1", "203.0.113.7", "203.0.113.7"]] as const) {
+      const t = await startTestApp("sqlite", { SERVICE_TRUST_PROXY: trust });
+      const seed = await seedTenancy(t);
+      const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+      await t.app.inject({
+        method: "POST", url: `/api/webhooks/generic/${made.config.id}`, remoteAddress: "127.0.0.1",
+        headers: { "content-type": "application/json", "x-service-webhook-token": made.token, "x-forwarded-for": forwarded },
+        payload: JSON.stringify({ bot: "review-pr", vars: {} }),
+      });
+      const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${made.config.id}/deliveries`)).body.deliveries;
+      expect(rows[0].source_ip, `trust ${trust}`).toBe(want);
+      await t.close();
+    }
+  });
+});
