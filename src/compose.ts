@@ -48,7 +48,7 @@ export function composeServices(infra: Infrastructure): Services {
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering });
   const botCommands = new BotCommands(infra.config.botsFile);
-  const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots: botCommands });
+  const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const intake = new DeliveryIntake({
     store, clock, ids, sealer: infra.sealer, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots,

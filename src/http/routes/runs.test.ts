@@ -48,6 +48,14 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     expect((await bad({ colour: "red" })).body).toMatchObject({ field: "colour" });
   });
 
+  it("launches the org's own registered bots, as the webhooks do (the bot catalog decides)", async () => {
+    expect((await s.admin.post(`/api/orgs/${s.org.id}/bots`, { id: "triage-bot", name: "Triage" })).status).toBe(201);
+    const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "triage-bot" });
+    expect(r.status).toBe(201);
+    expect(r.body.bot_id).toBe("triage-bot");
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("id", "=", r.body.id).execute();
+  });
+
   it("hides other teams' runs: launch, read, list, cancel answer 404", async () => {
     const run = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).body;
     expect((await s.outsider.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).status).toBe(404);
