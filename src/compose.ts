@@ -20,6 +20,8 @@ import { CredentialStore } from "./credentials/credential-store.js";
 import { WebhookAuth } from "./webhooks/webhook-auth.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
+import { DeliveryTargets } from "./intake/delivery-targets.js";
+import { ChangeFeed } from "./core/change-feed.js";
 
 export interface Infrastructure {
   config: Config;
@@ -35,13 +37,14 @@ export interface Infrastructure {
 export function composeServices(infra: Infrastructure): Services {
   const { store, clock, ids } = infra;
   const access = new Access(store);
+  const changes = new ChangeFeed();
   const audit = new AuditLog({ clock, ids });
   const tokens = new AccessTokens({ store, clock, ids, access, audit });
-  const tenancy = new TenancyService({ store, clock, ids, access, audit });
+  const tenancy = new TenancyService({ store, clock, ids, access, audit, changes });
   const bots = new BotCatalog({ store, clock, access, audit });
   const credentials = new CredentialStore({ store, clock, ids, sealer: infra.sealer, access, audit });
   const webhooks = new WebhookService({
-    store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl,
+    store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl, changes,
   });
   const webhookAuth = new WebhookAuth({ store, sealer: infra.sealer });
   const metering = new Metering({ store, clock, log: infra.log });
@@ -50,8 +53,9 @@ export function composeServices(infra: Infrastructure): Services {
   const botCommands = new BotCommands(infra.config.botsFile);
   const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
+  const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
   const intake = new DeliveryIntake({
-    store, clock, ids, sealer: infra.sealer, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots,
+    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets,
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });

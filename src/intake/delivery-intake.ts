@@ -8,20 +8,19 @@ import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import { sha256Hex } from "../core/secrets.js";
-import type { Sealer } from "../core/sealer.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import { findDeliveryByKey, insertDelivery, retryFailedDelivery, type DeliveryRow, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { admitWebhookCall, loadDeliveryTarget } from "../store/intake.js";
+import { admitWebhookCall } from "../store/intake.js";
 import type { Db, Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
-import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
-import { openWebhookSecret, tokenMatches } from "../webhooks/webhook-token.js";
+import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
 import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
 import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
 import type { HeaderBag } from "./headers.js";
+import type { DeliveryTargets } from "./delivery-targets.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
 
@@ -64,11 +63,12 @@ export interface DeliveryIntakeDeps {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
-  sealer: Sealer;
   metrics: Metrics;
   log: Logger;
   launcher: Launcher;
   runs: Runs;
+  /** Webhook configurations as deliveries read them (cached per process). */
+  targets: DeliveryTargets;
   bots: BotCatalog;
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;
@@ -91,11 +91,9 @@ export class DeliveryIntake {
     const { store, clock } = this.deps;
     const provider = PROVIDER_ALIASES[req.provider.toLowerCase()];
     if (!provider) return { kind: "unknown_webhook" };
-    const target = await loadDeliveryTarget(store.db, req.webhookId);
-    if (!target || target.webhook.provider !== provider) return { kind: "unknown_webhook" };
-    const config = configFromRow(target.webhook);
-    const secrets = secretsFromRow(target.webhook);
-    const { owner } = target;
+    const target = await this.deps.targets.get(req.webhookId);
+    if (!target || target.config.provider !== provider) return { kind: "unknown_webhook" };
+    const { config, secrets, owner } = target;
     const now = clock.now();
     const base: Base = this.baseRow(config, req, now);
     const verifyToken = (presented: string) => tokenMatches(secrets, presented);
@@ -127,7 +125,8 @@ export class DeliveryIntake {
     }
     if (owner.orgStatus !== "active") return { kind: "org_suspended" };
 
-    const auth = this.bodyAuth(config, secrets, verifyToken);
+    const auth: BodyAuth | undefined =
+      config.sign_mode === "token" ? { mode: "token", verifyToken } : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
     if (!auth) {
       return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.recordNow(base, "invalid", { reason: "no signing secret" }) };
     }
@@ -246,12 +245,6 @@ export class DeliveryIntake {
     if (!config.wildcard_bots && named.every((id) => id === "" || id === "*" || isBuiltinBot(id))) return isBuiltinBot;
     const known = new Set(await this.deps.bots.knownBotIds(orgId));
     return (id) => known.has(id);
-  }
-
-  private bodyAuth(config: WebhookConfig, secrets: ReturnType<typeof secretsFromRow>, verifyToken: (t: string) => boolean): BodyAuth | undefined {
-    if (config.sign_mode === "token") return { mode: "token", verifyToken };
-    const secret = openWebhookSecret(this.deps.sealer, config.id, secrets);
-    return secret === undefined ? undefined : { mode: "hmac", secret };
   }
 
   private baseRow(config: WebhookConfig, req: DeliveryRequest, now: number): Base {

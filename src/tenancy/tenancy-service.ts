@@ -1,3 +1,4 @@
+import type { ChangeFeed } from "../core/change-feed.js";
 import type { Clock } from "../core/clock.js";
 import { ServiceError, conflict, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
@@ -33,6 +34,8 @@ export interface TenancyDeps {
   ids: IdGenerator;
   access: Access;
   audit: AuditLog;
+  /** Told of committed org changes (status, webhook quota), so cached copies drop. */
+  changes: ChangeFeed;
 }
 
 const LOGIN_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -75,6 +78,7 @@ export class TenancyService {
         actorId: p.userId, action: "org.update", targetType: "org", targetId: orgId, orgId, detail: { fields: Object.keys(input) },
       });
     });
+    this.deps.changes.publish({ kind: "org", id: orgId });
     return orgView((await t.findOrg(this.deps.store.db, orgId))!);
   }
 

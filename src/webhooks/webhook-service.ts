@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
+import type { ChangeFeed } from "../core/change-feed.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { listDeliveries } from "../store/deliveries.js";
 import { deleteWebhookBucket } from "../store/intake.js";
@@ -31,6 +32,8 @@ export interface WebhookServiceDeps {
   log: Logger;
   /** Public base address; delivery URLs are built from it. */
   baseUrl: string;
+  /** Told of every committed change, so cached copies drop. */
+  changes: ChangeFeed;
 }
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
@@ -100,6 +103,7 @@ export class WebhookService {
       await w.updateWebhook(tx, webhookId, { ...columnsOf(fields), updated_at: this.deps.clock.now() });
       await this.audit(tx, p, team, "webhook.update", webhookId, { fields: names, ...(wildcard && { wildcard_bots: true }) });
     });
+    this.deps.changes.publish({ kind: "webhook", id: webhookId });
     if (wildcard) this.warnWildcard(p, teamId, webhookId);
     return this.view((await w.findWebhook(this.deps.store.db, webhookId))!);
   }
@@ -114,6 +118,7 @@ export class WebhookService {
       await deleteWebhookBucket(tx, webhookId);
       await this.audit(tx, p, team, "webhook.delete", webhookId, { provider: row.provider, name: row.name });
     });
+    this.deps.changes.publish({ kind: "webhook", id: webhookId });
   }
 
   /** A new token, shown once; the HMAC secret is re-sealed and the old token stops verifying. */
@@ -129,6 +134,7 @@ export class WebhookService {
       await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: this.deps.clock.now() });
       await this.audit(tx, p, team, "webhook.rotate", webhookId, { provider: row.provider });
     });
+    this.deps.changes.publish({ kind: "webhook", id: webhookId });
     return { config: this.view((await w.findWebhook(this.deps.store.db, webhookId))!), token };
   }
 

@@ -1,0 +1,65 @@
+import type { Clock } from "../core/clock.js";
+import type { Change, ChangeFeed } from "../core/change-feed.js";
+import type { Sealer } from "../core/sealer.js";
+import { loadDeliveryTarget, type DeliveryOwner } from "../store/intake.js";
+import type { Store } from "../store/store.js";
+import type { WebhookConfig, WebhookSecrets } from "../webhooks/webhook-config.js";
+import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
+import { openWebhookSecret } from "../webhooks/webhook-token.js";
+
+/** What a delivery needs of its webhook before any write: read and decoded once. */
+export interface DeliveryTarget {
+  config: WebhookConfig;
+  secrets: WebhookSecrets;
+  owner: DeliveryOwner;
+  /** The HMAC key of an hmac config, opened once; undefined when there is none. */
+  hmacSecret: string | undefined;
+}
+
+/** Enough for every webhook of a large deployment; past it the oldest entries go first. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Delivery targets kept in memory for `ttlMs`. This process's own writes drop them at once
+ * (through the change feed); another replica's writes are seen within `ttlMs`. Buckets,
+ * monthly counters and idempotency are never cached: they stay exact in the store. A TTL
+ * of 0 reads the store on every delivery.
+ */
+export class DeliveryTargets {
+  private readonly entries = new Map<string, { target: DeliveryTarget; expires: number }>();
+
+  constructor(
+    private readonly deps: { store: Store; sealer: Sealer; clock: Clock; changes: ChangeFeed; ttlMs: number },
+  ) {
+    deps.changes.subscribe((change) => this.forget(change));
+  }
+
+  async get(webhookId: string): Promise<DeliveryTarget | undefined> {
+    const now = this.deps.clock.now();
+    const hit = this.entries.get(webhookId);
+    if (hit && hit.expires > now) return hit.target;
+    const loaded = await loadDeliveryTarget(this.deps.store.db, webhookId);
+    if (!loaded) {
+      this.entries.delete(webhookId);
+      return undefined;
+    }
+    const config = configFromRow(loaded.webhook);
+    const secrets = secretsFromRow(loaded.webhook);
+    const hmacSecret = config.sign_mode === "hmac" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
+    const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret };
+    if (this.deps.ttlMs > 0) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.delete(webhookId);
+      this.entries.set(webhookId, { target, expires: now + this.deps.ttlMs });
+    }
+    return target;
+  }
+
+  private forget(change: Change): void {
+    if (change.kind === "webhook") {
+      this.entries.delete(change.id);
+      return;
+    }
+    for (const [id, entry] of this.entries) if (entry.target.owner.orgId === change.id) this.entries.delete(id);
+  }
+}
