@@ -17,7 +17,6 @@ import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
-import { WebhookAuth } from "./webhooks/webhook-auth.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
@@ -46,7 +45,6 @@ export function composeServices(infra: Infrastructure): Services {
   const webhooks = new WebhookService({
     store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl, changes,
   });
-  const webhookAuth = new WebhookAuth({ store, sealer: infra.sealer });
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering });
@@ -60,7 +58,7 @@ export function composeServices(infra: Infrastructure): Services {
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
   return {
-    config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, webhookAuth, credentials, bots,
+    config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
     launcher, runQueue, botCommands, runs, usage, intake,
   };
 }

@@ -9,7 +9,7 @@ import type { AccessTokens } from "../tenancy/tokens.js";
 import type { TenancyService } from "../tenancy/tenancy-service.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
-import type { WebhookAuth } from "../webhooks/webhook-auth.js";
+import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { UsageViews } from "../metering/usage-views.js";
@@ -39,7 +39,8 @@ export interface Services {
   tokens: AccessTokens;
   tenancy: TenancyService;
   webhooks: WebhookService;
-  webhookAuth: WebhookAuth;
+  /** Webhook configurations as the delivery path reads them (cached per process). */
+  targets: DeliveryTargets;
   credentials: CredentialStore;
   bots: BotCatalog;
   /** The launch gate and its transaction; the webhook intake launches through it. */

@@ -1,5 +1,4 @@
-import type { Db } from "../store/store.js";
-import { findWebhook, type WebhookRow } from "../store/webhooks.js";
+import type { WebhookRow } from "../store/webhooks.js";
 import type { WebhooksTable } from "../store/schema/webhooks.js";
 import type { BotRule, Overlap, ProviderName, ReplierRole, SignMode, WebhookConfig, WebhookSecrets } from "./webhook-config.js";
 import type { EditableConfig } from "./webhook-rules.js";
@@ -86,8 +85,3 @@ export function secretColumns(s: WebhookSecrets) {
   };
 }
 
-/** A webhook's config and secrets by id: what the intake resolves a delivery URL to. */
-export async function loadWebhook(db: Db, id: string): Promise<{ config: WebhookConfig; secrets: WebhookSecrets } | undefined> {
-  const row = await findWebhook(db, id);
-  return row && { config: configFromRow(row), secrets: secretsFromRow(row) };
-}
