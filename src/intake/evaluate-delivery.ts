@@ -75,10 +75,10 @@ export function evaluateDelivery(input: DeliveryInput): EvaluatedDelivery {
   return {
     decision,
     event,
-    summary: {
-      ...summary,
-      ...summarise(event),
-      ...(fromPlan ? { subjectId: fromPlan.subjectId, projectPath: fromPlan.projectPath || undefined } : {}),
-    },
+    summary: Object.assign(
+      summary,
+      summarise(event),
+      fromPlan ? { subjectId: fromPlan.subjectId, projectPath: fromPlan.projectPath || undefined } : {},
+    ),
   };
 }
