@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
 import type { LaunchDenial } from "../admission/decide-launch.js";
@@ -232,10 +231,13 @@ export class DeliveryIntake {
     return id;
   }
 
-  /** A non-launched row under a random key, so a forge's retry of the same event can still launch. */
+  /**
+   * A non-launched row under a key of its own (its id), so a forge's retry of the same event
+   * can still launch. Ids are time-ordered: the key index grows at its end, not at random pages.
+   */
   private async record(db: Db, row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
     const id = this.deps.ids.next("dlv");
-    await insertDelivery(db, Object.assign({}, row, extra, { id, status, idempotency_key: `random|${randomUUID()}` }));
+    await insertDelivery(db, Object.assign({}, row, extra, { id, status, idempotency_key: `row|${id}` }));
     return id;
   }
 

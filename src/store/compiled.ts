@@ -1,10 +1,13 @@
 import { CompiledQuery, PostgresAdapter, type Kysely } from "kysely";
+import { batchStatements } from "./group-commit.js";
 
 /**
  * A statement whose SQL text is fixed when the module loads, for the delivery path: no query
  * building or compiling per request. Written once with `?` placeholders (SQLite's), turned
  * into `$1…$n` for PostgreSQL. It runs through Kysely's executor, so it joins the caller's
- * transaction and SQLite's prepared-statement cache like any other query.
+ * transaction and SQLite's prepared-statement cache like any other query; inside a SQLite
+ * shared commit it skips the executor (about 3 µs a statement) and runs the cached statement
+ * itself, on the connection the batch holds.
  */
 export class Compiled<Row = unknown> {
   private readonly pgText: string;
@@ -16,11 +19,25 @@ export class Compiled<Row = unknown> {
 
   /** The rows the statement returns (a select, or RETURNING). */
   async rows(db: Kysely<any>, params: readonly unknown[]): Promise<Row[]> {
+    const prepare = batchStatements(db);
+    if (prepare) {
+      const stmt = prepare(this.sqliteText);
+      if (stmt.reader) return stmt.all(params as unknown[]) as Row[];
+      stmt.run(params as unknown[]);
+      return [];
+    }
     return (await db.executeQuery<Row>(this.compile(db, params))).rows;
   }
 
   /** Rows changed. */
   async run(db: Kysely<any>, params: readonly unknown[]): Promise<number> {
+    const prepare = batchStatements(db);
+    if (prepare) {
+      const stmt = prepare(this.sqliteText);
+      if (!stmt.reader) return stmt.run(params as unknown[]).changes;
+      stmt.all(params as unknown[]);
+      return 0;
+    }
     return Number((await db.executeQuery(this.compile(db, params))).numAffectedRows ?? 0n);
   }
 

@@ -1,7 +1,11 @@
-import { CompiledQuery, type Kysely } from "kysely";
+import type BetterSqlite3 from "better-sqlite3";
+import type { Kysely } from "kysely";
 import type { Database } from "./schema/index.js";
 
 type Db = Kysely<Database>;
+
+/** A prepared statement for SQL text, from the connection's statement cache. */
+export type Prepare = (sql: string) => BetterSqlite3.Statement;
 
 interface Pending {
   fn: (tx: Db) => Promise<unknown>;
@@ -13,6 +17,18 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Enough to amortise a commit; small enough that one batch never holds the lock for long. */
 const MAX_BATCH = 128;
+
+/** The handles batches hand their transactions, and the statements those may run directly. */
+const batchHandles = new WeakMap<object, Prepare>();
+
+/**
+ * The SQLite statements `db` may run without Kysely's executor: only for the handle a batch
+ * hands a transaction, which holds the connection for the whole batch, so a statement run
+ * directly lands in that transaction's savepoint. Any other handle answers undefined.
+ */
+export function batchStatements(db: Kysely<any>): Prepare | undefined {
+  return batchHandles.get(db);
+}
 
 /**
  * Transactions on the one SQLite connection, committed in groups: every transaction asked
@@ -26,7 +42,10 @@ export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly prepare: Prepare,
+  ) {}
 
   run<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -44,7 +63,11 @@ export class GroupCommit {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
-      const outcomes = await this.db.connection().execute((conn) => runBatch(conn, batch));
+      // Holding Kysely's connection keeps its other queries out of the open transaction.
+      const outcomes = await this.db.connection().execute((conn) => {
+        batchHandles.set(conn, this.prepare);
+        return runBatch(conn, this.prepare, batch);
+      });
       batch.forEach((item, i) => {
         const o = outcomes[i]!;
         if (o.ok) item.resolve(o.value);
@@ -60,33 +83,33 @@ export class GroupCommit {
   }
 }
 
-const BEGIN = CompiledQuery.raw("begin immediate");
-const SAVEPOINT = CompiledQuery.raw("savepoint grouped");
-const RELEASE = CompiledQuery.raw("release grouped");
-const ROLLBACK_TO = CompiledQuery.raw("rollback to grouped");
-const COMMIT = CompiledQuery.raw("commit");
-const ROLLBACK = CompiledQuery.raw("rollback");
-
-async function runBatch(conn: Db, batch: Pending[]): Promise<Outcome[]> {
+async function runBatch(conn: Db, prepare: Prepare, batch: Pending[]): Promise<Outcome[]> {
+  const exec = (sql: string) => prepare(sql).run();
   const outcomes: Outcome[] = [];
-  await conn.executeQuery(BEGIN);
+  exec("begin immediate");
   try {
     for (const item of batch) {
-      await conn.executeQuery(SAVEPOINT);
+      exec("savepoint grouped");
       try {
         const value = await item.fn(conn);
-        await conn.executeQuery(RELEASE);
+        exec("release grouped");
         outcomes.push({ ok: true, value });
       } catch (error) {
-        await conn.executeQuery(ROLLBACK_TO);
-        await conn.executeQuery(RELEASE);
+        exec("rollback to grouped");
+        exec("release grouped");
         outcomes.push({ ok: false, error });
       }
     }
-    await conn.executeQuery(COMMIT);
+    exec("commit");
   } catch (err) {
-    await conn.executeQuery(ROLLBACK).catch(() => undefined);
+    try {
+      exec("rollback");
+    } catch {
+      // The transaction is already gone.
+    }
     throw err;
+  } finally {
+    batchHandles.delete(conn);
   }
   return outcomes;
 }

@@ -15,7 +15,7 @@ import {
 import type pg from "pg";
 import type { Database } from "./schema/index.js";
 import { startCheckpointer } from "./checkpointer.js";
-import { GroupCommit } from "./group-commit.js";
+import { GroupCommit, type Prepare } from "./group-commit.js";
 import { preparedStatements } from "./pg-prepared.js";
 import { migrateToLatest } from "./migrate.js";
 
@@ -84,11 +84,15 @@ function openSqlite(options: StoreOptions): Store {
   raw.pragma(`synchronous = ${options.sqliteSync === "full" ? "FULL" : "NORMAL"}`);
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
+  // Each transaction of a shared commit runs in a savepoint, whose undo copies of the pages it
+  // touches go to a temporary store: in memory, not in a temp file written on every first touch.
+  raw.pragma("temp_store = MEMORY");
   // A file store checkpoints in a worker thread, not inside request commits.
   const checkpointer = file === ":memory:" ? undefined : startCheckpointer(file);
   if (checkpointer) raw.pragma("wal_autocheckpoint = 0");
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
-  const group = new GroupCommit(db);
+  const prepare = statementCache(raw);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withPrepare(raw, prepare)) });
+  const group = new GroupCommit(db, prepare);
   return {
     kind: "sqlite",
     db,
@@ -108,25 +112,28 @@ function openSqlite(options: StoreOptions): Store {
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * The database as Kysely's driver sees it, with `prepare` answered from a cache: the driver
- * prepares on every query, which costs as much as running a small statement. Reusing a
- * statement is safe because better-sqlite3 runs each one to completion synchronously.
+ * Statements prepared once per SQL text: Kysely's driver prepares on every query, which costs
+ * as much as running a small statement. Reusing a statement is safe because better-sqlite3
+ * runs each one to completion synchronously.
  */
-function withStatementCache(raw: BetterSqlite3.Database): BetterSqlite3.Database {
+function statementCache(raw: BetterSqlite3.Database): Prepare {
   const cache = new Map<string, BetterSqlite3.Statement>();
+  return (sql) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      stmt = raw.prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+}
+
+/** The database as Kysely's driver sees it, with `prepare` answered from the cache. */
+function withPrepare(raw: BetterSqlite3.Database, prepare: Prepare): BetterSqlite3.Database {
   return new Proxy(raw, {
     get(target, key) {
-      if (key === "prepare") {
-        return (sql: string) => {
-          let stmt = cache.get(sql);
-          if (!stmt) {
-            if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-            stmt = target.prepare(sql);
-            cache.set(sql, stmt);
-          }
-          return stmt;
-        };
-      }
+      if (key === "prepare") return prepare;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
