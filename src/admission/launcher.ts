@@ -31,7 +31,11 @@ class HookError extends Error {
 
 const NOT_RESUMABLE = "only a failed or failed_resumable run can be resumed";
 
-type Admit = (tx: Db, orgId: string, now: number) => Promise<runs.RunRow>;
+/**
+ * Writes the admitted run. `meterMonth` is set when the gate counts this attempt: a new run is
+ * inserted already marked as counted (`counted`); a requeued one is marked by the gate after.
+ */
+type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => Promise<{ run: runs.RunRow; counted: boolean }>;
 
 /**
  * Every launch and resume: one transaction that locks the team and org rows, loads the
@@ -43,19 +47,19 @@ export class Launcher {
 
   async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
     const id = this.deps.ids.next("run");
-    const insert: Admit = async (tx, orgId, now) => {
+    const insert: Admit = async (tx, orgId, now, meterMonth) => {
       const row: runs.RunRow = {
         id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
         repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
         connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
         parent_subject_id: request.parentSubjectId ?? null, webhook_id: request.webhookId ?? null,
         delivery_id: request.deliveryId ?? null, source: request.source, actor_user_id: request.actor.userId,
-        actor_kind: request.actor.kind, attempt: 1, metered_attempt: 0, metered: 0, metered_month: null,
+        actor_kind: request.actor.kind, attempt: 1, metered_attempt: meterMonth ? 1 : 0, metered: meterMonth ? 1 : 0, metered_month: meterMonth,
         failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
         lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
       };
       await runs.insertRun(tx, row);
-      return row;
+      return { run: row, counted: meterMonth !== null };
     };
     return this.admit(request.teamId, request.bypassGate === true, insert, options);
   }
@@ -68,7 +72,7 @@ export class Launcher {
     if (run.status !== "failed" && run.status !== "failed_resumable") throw conflict(NOT_RESUMABLE);
     const requeue: Admit = async (tx, _orgId, now) => {
       if (!(await runs.requeueRun(tx, runId, now, actor))) throw conflict(NOT_RESUMABLE);
-      return (await runs.findRun(tx, runId))!;
+      return { run: (await runs.findRun(tx, runId))!, counted: false };
     };
     return this.admit(run.team_id, bypassGate, requeue, options);
   }
@@ -123,16 +127,15 @@ export class Launcher {
         );
         if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
-        const run = await write(tx, org.id, now);
-        await this.runHook(options, tx, run);
+        const written = await write(tx, org.id, now, verdict.month);
+        await this.runHook(options, tx, written.run);
         // Metering last: the org's usage row is what concurrent launches share, so its row
         // lock (PostgreSQL) is held only from here to the commit.
         stage = "meter";
-        const metered = await runs.markAttemptMetered(tx, run.id, verdict.month);
-        if (metered) await addOrgRuns(tx, org.id, verdict.month, 1, now);
+        const counted = written.counted ? written.run : await this.markMetered(tx, written.run, verdict.month);
+        if (counted) await addOrgRuns(tx, org.id, verdict.month, 1, now);
         stage = "check";
-        const counted: runs.RunRow = metered ? { ...run, metered_attempt: run.attempt, metered: 1, metered_month: verdict.month } : run;
-        return { kind: "launched", run: counted, metered: true };
+        return { kind: "launched", run: counted ?? written.run, metered: true };
       });
       if (result.kind === "denied") metrics.launchDenied.inc({ reason: result.denial.error });
       return result;
@@ -145,13 +148,19 @@ export class Launcher {
     }
   }
 
+  /** The attempt marked as counted, or undefined when it already was (counted once per attempt). */
+  private async markMetered(tx: Db, run: runs.RunRow, month: string): Promise<runs.RunRow | undefined> {
+    if (!(await runs.markAttemptMetered(tx, run.id, month))) return undefined;
+    return { ...run, metered_attempt: run.attempt, metered: 1, metered_month: month };
+  }
+
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
   private async admitUngated(teamId: string, write: Admit, options: LaunchOptions, now: number): Promise<LaunchResult> {
     try {
       return await this.deps.store.tx(async (tx) => {
         const team = await findTeam(tx, teamId);
         if (!team) throw notFound("team");
-        const run = await write(tx, team.org_id, now);
+        const { run } = await write(tx, team.org_id, now, null);
         await this.runHook(options, tx, run);
         return { kind: "launched", run, metered: false } as const;
       });
