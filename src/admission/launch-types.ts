@@ -1,4 +1,5 @@
 import type { Db } from "../store/store.js";
+import type { NewDelivery } from "../store/deliveries.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
@@ -38,6 +39,13 @@ export interface LaunchOptions {
    * thrown here rolls everything back and reaches the caller unchanged.
    */
   within?: (tx: Db, run: RunRow) => Promise<void>;
+  /**
+   * A delivery row committed with the run, built from it (the intake's launching delivery).
+   * Declared rather than written by the caller, so that on PostgreSQL a launch no limit
+   * needs to lock for writes the run, this row and the run counter in one statement. A
+   * unique violation on it rolls the launch back and reaches the caller unchanged.
+   */
+  record?: (run: RunRow) => NewDelivery;
 }
 
 export type LaunchResult =

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
+import { isUniqueViolation } from "../store/errors.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { LaunchRequest } from "./launch-types.js";
 
@@ -136,6 +137,29 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(await runCount(t, team.id)).toBe(1);
     expect(await orgRuns(t, org.id)).toBe(1);
     expect(await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow()).toEqual(bucket);
+  });
+
+  it.each([
+    ["no limit set (one statement on PostgreSQL)", {}],
+    ["a limit set (the gate's transaction)", { max_concurrent_runs: 10 }],
+  ])("commits a recorded delivery row with its run and counter, and rolls all back when its key is taken: %s", async (_, limits) => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id, limits);
+    const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
+    const delivery = (id: string, runId: string) => ({
+      id: `${id}_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const, idempotency_key: "k1",
+      run_id: runId, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(), launched_at: t.clock.now(),
+    });
+    const first = await t.services.launcher.launch(request(team.id), { record: (run) => delivery("dlv_a", run.id) });
+    if (first.kind !== "launched") throw new Error("not launched");
+    expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
+    const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ run_id: first.run.id, status: "launched", idempotency_key: "k1", attempts: 1 });
+    expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({ status: "queued", metered: 1 });
+
+    await expect(t.services.launcher.launch(request(team.id), { record: (run) => delivery("dlv_b", run.id) })).rejects.toSatisfy(isUniqueViolation);
+    expect(await runCount(t, team.id)).toBe(1);
+    expect(await orgRuns(t, org.id)).toBe(1);
   });
 
   it("resumes a failed run as a new, metered attempt; a queued run cannot be resumed", async () => {

@@ -5,12 +5,14 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { countActiveRuns, findLaunchBucket, launchInOneStatement, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { insertDelivery } from "../store/deliveries.js";
+import { isUniqueViolation } from "../store/errors.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
-import { decideLaunch, snapshotNeeds } from "./decide-launch.js";
+import { decideLaunch, snapshotNeeds, type LaunchFacts } from "./decide-launch.js";
 import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
 
 export interface LauncherDeps {
@@ -37,6 +39,29 @@ const NOT_RESUMABLE = "only a failed or failed_resumable run can be resumed";
  */
 type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => Promise<{ run: runs.RunRow; counted: boolean }>;
 
+type TeamAndOrg = { team: TeamRow; org: OrgRow };
+
+function limitsOf({ team, org }: TeamAndOrg) {
+  return {
+    org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
+    team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
+  };
+}
+
+/** A new run's row, every column named; `meterMonth` marks its first attempt as counted. */
+function newRunRow(request: LaunchRequest, id: string, orgId: string, now: number, meterMonth: string | null): runs.RunRow {
+  return {
+    id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
+    repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
+    connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
+    parent_subject_id: request.parentSubjectId ?? null, webhook_id: request.webhookId ?? null,
+    delivery_id: request.deliveryId ?? null, source: request.source, actor_user_id: request.actor.userId,
+    actor_kind: request.actor.kind, attempt: 1, metered_attempt: meterMonth ? 1 : 0, metered: meterMonth ? 1 : 0, metered_month: meterMonth,
+    failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
+    lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
+  };
+}
+
 /**
  * Every launch and resume: one transaction that locks the team and org rows, loads the
  * snapshot, asks {@link decideLaunch}, and only when admitted spends the bucket token, counts
@@ -48,20 +73,14 @@ export class Launcher {
   async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
     const id = this.deps.ids.next("run");
     const insert: Admit = async (tx, orgId, now, meterMonth) => {
-      const row: runs.RunRow = {
-        id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
-        repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
-        connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
-        parent_subject_id: request.parentSubjectId ?? null, webhook_id: request.webhookId ?? null,
-        delivery_id: request.deliveryId ?? null, source: request.source, actor_user_id: request.actor.userId,
-        actor_kind: request.actor.kind, attempt: 1, metered_attempt: meterMonth ? 1 : 0, metered: meterMonth ? 1 : 0, metered_month: meterMonth,
-        failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
-        lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
-      };
+      const row = newRunRow(request, id, orgId, now, meterMonth);
       await runs.insertRun(tx, row);
       return { run: row, counted: meterMonth !== null };
     };
-    return this.admit(request.teamId, request.bypassGate === true, insert, options);
+    const oneStatement = this.deps.store.kind === "postgres" && options.record && !options.within
+      ? (orgId: string, now: number, month: string) => newRunRow(request, id, orgId, now, month)
+      : undefined;
+    return this.admit(request.teamId, request.bypassGate === true, insert, options, oneStatement);
   }
 
   /** A new attempt of a failed or failed_resumable run, back on the queue; gated and metered like a launch. */
@@ -91,28 +110,31 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult> {
+  /**
+   * `oneStatement` (PostgreSQL, a launch that records a row and has no other hook) builds the
+   * run for {@link admitInOneStatement}, tried first.
+   */
+  private async admit(
+    teamId: string,
+    bypassGate: boolean,
+    write: Admit,
+    options: LaunchOptions,
+    oneStatement?: (orgId: string, now: number, month: string) => runs.RunRow,
+  ): Promise<LaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
+    const facts = { bypassGate };
     let stage: "check" | "meter" = "check";
     try {
-      const result = await store.tx(async (tx): Promise<LaunchResult> => {
-        const facts = { bypassGate };
-        const limitsOf = ({ team, org }: { team: TeamRow; org: OrgRow }) => ({
-          org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
-          team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
-        });
-        const needsOf = (found: { team: TeamRow; org: OrgRow }) => {
-          const l = limitsOf(found);
-          return snapshotNeeds(l.org, l.team, this.deps.defaults, facts);
-        };
+      const quick = oneStatement && options.record && (await this.admitInOneStatement(teamId, facts, now, oneStatement, options.record));
+      const result = quick || await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
-        const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => Object.values(needsOf(f)).some(Boolean));
+        const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
         if (!found) throw notFound("team");
         const { org } = found;
         const { org: orgLimits, team: teamLimits } = limitsOf(found);
-        const needs = needsOf(found);
+        const needs = snapshotNeeds(orgLimits, teamLimits, this.deps.defaults, facts);
         const verdict = decideLaunch(
           {
             org: orgLimits,
@@ -148,6 +170,49 @@ export class Launcher {
     }
   }
 
+  private needsLocks(found: TeamAndOrg, facts: LaunchFacts): boolean {
+    const l = limitsOf(found);
+    return Object.values(snapshotNeeds(l.org, l.team, this.deps.defaults, facts)).some(Boolean);
+  }
+
+  /**
+   * PostgreSQL, when no limit needs the gate's locks: the team and org read unlocked (as the
+   * transaction would), the decision, then the run, the recorded row and the run counter in
+   * one statement. Undefined when a limit is enabled: the transaction decides instead.
+   */
+  private async admitInOneStatement(
+    teamId: string,
+    facts: LaunchFacts,
+    now: number,
+    runOf: (orgId: string, now: number, month: string) => runs.RunRow,
+    record: NonNullable<LaunchOptions["record"]>,
+  ): Promise<LaunchResult | undefined> {
+    const { store } = this.deps;
+    const found = await loadTeamAndOrg(store.db, store.kind, teamId, () => false);
+    if (!found) throw notFound("team");
+    if (this.needsLocks(found, facts)) return undefined;
+    const verdict = decideLaunch(
+      { ...limitsOf(found), defaults: this.deps.defaults, activeRuns: 0, bucket: undefined, usage: { runs: 0, costMicro: 0 } },
+      facts,
+      now,
+    );
+    if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
+    const run = runOf(found.org.id, now, verdict.month);
+    let row;
+    try {
+      row = record(run);
+    } catch (err) {
+      throw new HookError(err);
+    }
+    try {
+      await launchInOneStatement(store.db, run, row, verdict.month, now);
+    } catch (err) {
+      // The recorded row's key taken: the caller's to handle, as with a hook's error.
+      throw isUniqueViolation(err) ? new HookError(err) : err;
+    }
+    return { kind: "launched", run, metered: true };
+  }
+
   /** The attempt marked as counted, or undefined when it already was (counted once per attempt). */
   private async markMetered(tx: Db, run: runs.RunRow, month: string): Promise<runs.RunRow | undefined> {
     if (!(await runs.markAttemptMetered(tx, run.id, month))) return undefined;
@@ -169,10 +234,11 @@ export class Launcher {
     }
   }
 
+  /** The caller's part of the launch transaction: the recorded row, then the `within` hook. */
   private async runHook(options: LaunchOptions, tx: Db, run: runs.RunRow): Promise<void> {
-    if (!options.within) return;
     try {
-      await options.within(tx, run);
+      if (options.record) await insertDelivery(tx, options.record(run));
+      if (options.within) await options.within(tx, run);
     } catch (err) {
       throw new HookError(err);
     }

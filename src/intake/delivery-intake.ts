@@ -178,6 +178,8 @@ export class DeliveryIntake {
     if (existing && existing.status !== "launch_error") return this.duplicate(planRow, existing, botId);
     const deliveryId = existing?.id ?? ids.next("dlv");
     const now = clock.now();
+    const launched = (runId: string) =>
+      ({ status: "launched" as const, run_id: runId, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now });
     try {
       const result = await launcher.launch(
         {
@@ -185,16 +187,13 @@ export class DeliveryIntake {
           projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
           webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
         },
-        {
-          within: async (tx, run) => {
-            const outcome = { status: "launched" as const, run_id: run.id, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now };
-            if (existing) {
-              if (!(await retryFailedDelivery(tx, existing.id, outcome))) throw new LostRace();
-            } else {
-              await insertDelivery(tx, deliveryRow(planRow, outcome, deliveryId, plan.idempotencyKey));
+        existing
+          ? {
+              within: async (tx, run) => {
+                if (!(await retryFailedDelivery(tx, existing.id, launched(run.id)))) throw new LostRace();
+              },
             }
-          },
-        },
+          : { record: (run) => deliveryRow(planRow, launched(run.id), deliveryId, plan.idempotencyKey) },
       );
       if (result.kind === "launched") {
         this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });

@@ -1,5 +1,7 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
+import type { NewDelivery } from "./deliveries.js";
+import type { RunRow } from "./runs.js";
 import { Compiled } from "./compiled.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
 
@@ -46,6 +48,16 @@ export async function loadTeamAndOrg(
   const team2 = await lockForUpdate(kind, tx.selectFrom("teams").selectAll().where("id", "=", teamId)).executeTakeFirst();
   const org2 = team2 && (await lockForUpdate(kind, tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id)).executeTakeFirst());
   return team2 && org2 ? { team: team2, org: org2 } : undefined;
+}
+
+const launchRun = new Compiled(`select launch_run(?::jsonb, ?::jsonb, ?, ?)`);
+
+/**
+ * PostgreSQL: a new run (already marked as counted), the delivery recorded with it and the
+ * org's run counter, in one statement (migration 0006's function) and so atomically.
+ */
+export async function launchInOneStatement(db: Db, run: RunRow, delivery: NewDelivery, month: string, now: number): Promise<void> {
+  await launchRun.rows(db, [JSON.stringify(run), JSON.stringify(delivery), month, now]);
 }
 
 export async function countActiveRuns(db: Db, teamId: string): Promise<number> {

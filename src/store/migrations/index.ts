@@ -4,6 +4,7 @@ import { m0003Runs } from "./0003-runs.js";
 import { m0002Webhooks } from "./0002-webhooks.js";
 import { m0004Intake } from "./0004-intake.js";
 import { m0005PgCallAdmission } from "./0005-pg-call-admission.js";
+import { m0006PgLaunchRun } from "./0006-pg-launch-run.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "0003_runs": m0003Runs,
   "0004_intake": m0004Intake,
   "0005_pg_call_admission": m0005PgCallAdmission,
+  "0006_pg_launch_run": m0006PgLaunchRun,
 };
