@@ -41,6 +41,12 @@ type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => 
 
 type TeamAndOrg = { team: TeamRow; org: OrgRow };
 
+/** What {@link Launcher.admitInOneStatement} writes: the new run's row and the row recorded with it. */
+interface OneStatement {
+  runOf: (orgId: string, now: number, month: string) => runs.RunRow;
+  record: NonNullable<LaunchOptions["record"]>;
+}
+
 function limitsOf({ team, org }: TeamAndOrg) {
   return {
     org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
@@ -65,7 +71,8 @@ function newRunRow(request: LaunchRequest, id: string, orgId: string, now: numbe
 /**
  * Every launch and resume: one transaction that locks the team and org rows, loads the
  * snapshot, asks {@link decideLaunch}, and only when admitted spends the bucket token, counts
- * the run (step 5) and writes the run. A store error fails open (Limits rule 4).
+ * the run (step 5) and writes the run. On PostgreSQL a launch that records a row and needs no
+ * lock writes in one statement instead. A store error fails open (Limits rule 4).
  */
 export class Launcher {
   constructor(private readonly deps: LauncherDeps) {}
@@ -77,8 +84,8 @@ export class Launcher {
       await runs.insertRun(tx, row);
       return { run: row, counted: meterMonth !== null };
     };
-    const oneStatement = this.deps.store.kind === "postgres" && options.record && !options.within
-      ? (orgId: string, now: number, month: string) => newRunRow(request, id, orgId, now, month)
+    const oneStatement: OneStatement | undefined = this.deps.store.kind === "postgres" && options.record && !options.within
+      ? { runOf: (orgId, now, month) => newRunRow(request, id, orgId, now, month), record: options.record }
       : undefined;
     return this.admit(request.teamId, request.bypassGate === true, insert, options, oneStatement);
   }
@@ -110,24 +117,15 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  /**
-   * `oneStatement` (PostgreSQL, a launch that records a row and has no other hook) builds the
-   * run for {@link admitInOneStatement}, tried first.
-   */
-  private async admit(
-    teamId: string,
-    bypassGate: boolean,
-    write: Admit,
-    options: LaunchOptions,
-    oneStatement?: (orgId: string, now: number, month: string) => runs.RunRow,
-  ): Promise<LaunchResult> {
+  /** `oneStatement` (PostgreSQL, a launch that records a row and has no other hook) is tried first. */
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions, oneStatement?: OneStatement): Promise<LaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
     let stage: "check" | "meter" = "check";
     try {
-      const quick = oneStatement && options.record && (await this.admitInOneStatement(teamId, facts, now, oneStatement, options.record));
-      const result = quick || await store.tx(async (tx): Promise<LaunchResult> => {
+      const quick = oneStatement ? await this.admitInOneStatement(teamId, facts, now, oneStatement) : undefined;
+      const result = quick ?? await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
         const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
@@ -180,13 +178,7 @@ export class Launcher {
    * transaction would), the decision, then the run, the recorded row and the run counter in
    * one statement. Undefined when a limit is enabled: the transaction decides instead.
    */
-  private async admitInOneStatement(
-    teamId: string,
-    facts: LaunchFacts,
-    now: number,
-    runOf: (orgId: string, now: number, month: string) => runs.RunRow,
-    record: NonNullable<LaunchOptions["record"]>,
-  ): Promise<LaunchResult | undefined> {
+  private async admitInOneStatement(teamId: string, facts: LaunchFacts, now: number, { runOf, record }: OneStatement): Promise<LaunchResult | undefined> {
     const { store } = this.deps;
     const found = await loadTeamAndOrg(store.db, store.kind, teamId, () => false);
     if (!found) throw notFound("team");
