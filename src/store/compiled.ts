@@ -19,26 +19,24 @@ export class Compiled<Row = unknown> {
 
   /** The rows the statement returns (a select, or RETURNING). */
   async rows(db: Kysely<any>, params: readonly unknown[]): Promise<Row[]> {
-    const prepare = batchStatements(db);
-    if (prepare) {
-      const stmt = prepare(this.sqliteText);
-      if (stmt.reader) return stmt.all(params as unknown[]) as Row[];
-      stmt.run(params as unknown[]);
-      return [];
-    }
-    return (await db.executeQuery<Row>(this.compile(db, params))).rows;
+    return (await this.execute(db, params)).rows;
   }
 
   /** Rows changed. */
   async run(db: Kysely<any>, params: readonly unknown[]): Promise<number> {
+    return (await this.execute(db, params)).changes;
+  }
+
+  /** Inside a shared commit the cached statement runs directly, as Kysely's driver would run it. */
+  private async execute(db: Kysely<any>, params: readonly unknown[]): Promise<{ rows: Row[]; changes: number }> {
     const prepare = batchStatements(db);
     if (prepare) {
       const stmt = prepare(this.sqliteText);
-      if (!stmt.reader) return stmt.run(params as unknown[]).changes;
-      stmt.all(params as unknown[]);
-      return 0;
+      const values = params as unknown[];
+      return stmt.reader ? { rows: stmt.all(values) as Row[], changes: 0 } : { rows: [], changes: stmt.run(values).changes };
     }
-    return Number((await db.executeQuery(this.compile(db, params))).numAffectedRows ?? 0n);
+    const result = await db.executeQuery<Row>(this.compile(db, params));
+    return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0n) };
   }
 
   private compile(db: Kysely<any>, params: readonly unknown[]): CompiledQuery<Row> {

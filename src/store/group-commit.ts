@@ -64,9 +64,13 @@ export class GroupCommit {
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
       // Holding Kysely's connection keeps its other queries out of the open transaction.
-      const outcomes = await this.db.connection().execute((conn) => {
+      const outcomes = await this.db.connection().execute(async (conn) => {
         batchHandles.set(conn, this.prepare);
-        return runBatch(conn, this.prepare, batch);
+        try {
+          return await runBatch(conn, this.prepare, batch);
+        } finally {
+          batchHandles.delete(conn);
+        }
       });
       batch.forEach((item, i) => {
         const o = outcomes[i]!;
@@ -108,8 +112,6 @@ async function runBatch(conn: Db, prepare: Prepare, batch: Pending[]): Promise<O
       // The transaction is already gone.
     }
     throw err;
-  } finally {
-    batchHandles.delete(conn);
   }
   return outcomes;
 }
