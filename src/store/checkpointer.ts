@@ -39,6 +39,8 @@ export function startCheckpointer(file: string): Checkpointer {
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   return {
     async stop() {
+      // Unreferenced, the worker would not keep the process up until it has stopped.
+      worker.ref();
       worker.postMessage("stop");
       await exited;
     },
