@@ -47,7 +47,7 @@ const [{ loadConfig }, { createLogger }, { composeServices }, { systemClock }, {
 const dir = mkdtempSync(path.join(os.tmpdir(), "delivery-cost-"));
 const store = await openStore({ databaseUrl: "", sqlitePath: path.join(dir, "service.sqlite") });
 const token = `iap_${randomBytes(32).toString("base64url")}`;
-const config = loadConfig({ SERVICE_ADMIN_TOKEN: token, SERVICE_RUNNER: "none" });
+const config = loadConfig({ ...process.env, SERVICE_ADMIN_TOKEN: token, SERVICE_RUNNER: "none" });
 const log = createLogger("warn");
 const services = composeServices({
   config, store, clock: systemClock, ids: randomIds, metrics: new Metrics(), sealer: new Sealer("k", { k: randomBytes(32) }), log,
@@ -95,13 +95,16 @@ async function drive(list) {
 await drive(requests.slice(0, warmup));
 statementTimes.clear();
 const cpu0 = process.cpuUsage();
+const loop0 = performance.eventLoopUtilization();
 const t0 = performance.now();
 await drive(requests.slice(warmup));
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+const loop = performance.eventLoopUtilization(loop0);
 const measured = total - warmup;
 console.log(`${scenario}: ${measured} deliveries, ${Math.round((measured / ms) * 1000)}/s, ` +
-  `${((cpu.user + cpu.system) / measured).toFixed(0)} µs CPU each; outcomes ${JSON.stringify(outcomes)}`);
+  `${((cpu.user + cpu.system) / measured).toFixed(0)} µs CPU each (all threads), ` +
+  `${((loop.active * 1000) / measured).toFixed(0)} µs on the event loop; outcomes ${JSON.stringify(outcomes)}`);
 if (opt.statements) {
   const rows = [...statementTimes].sort((a, b) => b[1].ns - a[1].ns);
   const sum = rows.reduce((s, [, e]) => s + e.ns, 0);

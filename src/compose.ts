@@ -20,6 +20,7 @@ import { CredentialStore } from "./credentials/credential-store.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
+import { BodyWorkers } from "./intake/body-workers.js";
 import { ChangeFeed } from "./core/change-feed.js";
 
 export interface Infrastructure {
@@ -30,6 +31,8 @@ export interface Infrastructure {
   metrics: Metrics;
   sealer: Sealer;
   log: import("pino").Logger;
+  /** The compiled body-thread module; the tests, run from src/, name the one in dist/. */
+  bodyWorkerEntry?: URL;
 }
 
 /** Builds every capability once, from the infrastructure; shared by main.ts and the tests. */
@@ -52,13 +55,17 @@ export function composeServices(infra: Infrastructure): Services {
   const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
+  const bodies = new BodyWorkers({
+    threads: infra.config.intakeThreads, log: infra.log,
+    entry: infra.bodyWorkerEntry ?? new URL("./intake/body-worker.js", import.meta.url),
+  });
   const intake = new DeliveryIntake({
-    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets,
+    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets, bodies,
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
   return {
     config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
-    launcher, runQueue, botCommands, runs, usage, intake,
+    launcher, runQueue, botCommands, runs, usage, intake, bodies,
   };
 }

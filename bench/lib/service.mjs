@@ -17,7 +17,8 @@ function startFlags(root) {
   return [...start.matchAll(/\s(--[a-z-]+=\S+)/g)].map((m) => m[1]);
 }
 
-export async function startService({ root, workDir, name, adminToken, sealKey, databaseUrl, main = path.join(root, "dist/main.js"), nodeArgs = [] }) {
+/** `env`: more SERVICE_* settings for this process. */
+export async function startService({ root, workDir, name, adminToken, sealKey, databaseUrl, main = path.join(root, "dist/main.js"), nodeArgs = [], env: extra = {} }) {
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
   const port = await freePort();
   const dataDir = path.join(workDir, `${name}-data`);
@@ -33,6 +34,7 @@ export async function startService({ root, workDir, name, adminToken, sealKey, d
     SERVICE_LOG_LEVEL: "warn",
     SERVICE_DATABASE_URL: databaseUrl ?? "",
     NODE_ENV: "production",
+    ...extra,
   };
   const logFile = path.join(workDir, `${name}.log`);
   const child = start(process.execPath, [...startFlags(root), ...nodeArgs, main], { env, cwd: root, logFile });

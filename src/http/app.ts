@@ -17,6 +17,7 @@ import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
+import type { BodyWorkers } from "../intake/body-workers.js";
 import { installAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
@@ -53,6 +54,8 @@ export interface Services {
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;
+  /** The threads delivery bodies are prepared on; stopped when the app closes. */
+  bodies: BodyWorkers;
 }
 
 export type App = FastifyInstance<
@@ -114,6 +117,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       request.log.warn({ method: request.method, route: request.routeOptions.url, status: reply.statusCode }, "request failed");
     }
   });
+
+  // After the server has stopped taking requests and in-flight ones have finished.
+  app.addHook("onClose", () => services.bodies.close());
 
   for (const register of routeModules) await register(app, services);
   return app;

@@ -20,7 +20,8 @@ import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
 import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
 import type { HeaderBag } from "./headers.js";
 import type { DeliveryTargets } from "./delivery-targets.js";
-import type { BodyAuth } from "./providers/provider.js";
+import type { BodyWorkers } from "./body-workers.js";
+import type { BodyKey } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 
 export interface DeliveryRequest {
@@ -68,6 +69,8 @@ export interface DeliveryIntakeDeps {
   runs: Runs;
   /** Webhook configurations as deliveries read them (cached per process). */
   targets: DeliveryTargets;
+  /** Where bodies are hashed, proven and parsed. */
+  bodies: BodyWorkers;
   bots: BotCatalog;
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;
@@ -94,12 +97,12 @@ export class DeliveryIntake {
     if (!target || target.config.provider !== provider) return { kind: "unknown_webhook" };
     const { config, secrets, owner } = target;
     const now = clock.now();
-    const base: Base = this.baseRow(config, req, now);
-    const verifyToken = (presented: string) => tokenMatches(secrets, presented);
+    /** The row of a delivery refused before its body is read. */
+    const early = (): Base => this.baseRow(config, req, now, sha256Hex(req.rawBody));
 
     if (config.sign_mode === "token") {
-      const check = checkDeliveryToken(req.headers, providers[provider].headers.token, verifyToken);
-      if (!check.ok) return { kind: "bad_token", deliveryId: await this.recordNow(base, "invalid", { reason: check.reason }) };
+      const check = checkDeliveryToken(req.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
+      if (!check.ok) return { kind: "bad_token", deliveryId: await this.recordNow(early(), "invalid", { reason: check.reason }) };
     }
     if (!config.enabled) return { kind: "disabled" };
 
@@ -114,26 +117,30 @@ export class DeliveryIntake {
     );
     if (admitted.kind === "rate_limited") {
       this.deps.metrics.webhookThrottled.inc({ provider, reason: "rate_limited" });
-      const deliveryId = await this.recordNow(base, "rate_limited", { reason: "webhook rate limit" });
+      const deliveryId = await this.recordNow(early(), "rate_limited", { reason: "webhook rate limit" });
       return { kind: "rate_limited", deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
     }
     if (admitted.kind === "quota_exceeded") {
       this.deps.metrics.webhookThrottled.inc({ provider, reason: "quota_exceeded" });
-      const deliveryId = await this.recordNow(base, "quota_exceeded", { reason: `monthly call quota exceeded (${admitted.scope})` });
+      const deliveryId = await this.recordNow(early(), "quota_exceeded", { reason: `monthly call quota exceeded (${admitted.scope})` });
       return { kind: "quota_exceeded", deliveryId };
     }
     if (owner.orgStatus !== "active") return { kind: "org_suspended" };
 
-    const auth: BodyAuth | undefined =
-      config.sign_mode === "token" ? { mode: "token", verifyToken } : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
-    if (!auth) {
-      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.recordNow(base, "invalid", { reason: "no signing secret" }) };
+    const key: BodyKey | undefined =
+      config.sign_mode === "token" ? { mode: "token", secrets: { token_hash: secrets.token_hash } }
+      : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
+    if (!key) {
+      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.recordNow(early(), "invalid", { reason: "no signing secret" }) };
     }
+    // Hashed, proven, then parsed: on a body thread when the body is large and threads are on.
+    const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, key });
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
-      config, headers: req.headers, rawBody: req.rawBody, auth, rawSha256: base.payload_sha256 ?? undefined,
+      config, headers: req.headers, body,
       context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
+    const base = this.baseRow(config, req, now, body.rawSha256);
     const row: Base = { ...base, ...summaryColumns(evaluated.summary) };
     const decision = evaluated.decision;
     switch (decision.kind) {
@@ -248,10 +255,10 @@ export class DeliveryIntake {
     return (id) => known.has(id);
   }
 
-  private baseRow(config: WebhookConfig, req: DeliveryRequest, now: number): Base {
+  private baseRow(config: WebhookConfig, req: DeliveryRequest, now: number, payloadSha256: string): Base {
     return {
       tenant_id: config.tenant_id, webhook_id: config.id, provider: config.provider as ProviderName,
-      payload_sha256: sha256Hex(req.rawBody), event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null,
+      payload_sha256: payloadSha256, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null,
       parent_subject_id: null, source_ip: req.sourceIp, bot_id: null, run_id: null, reason: null, denial_reason: null,
       forge_delivery_id: null, launched_at: null, failed_at: null, attempts: 0, created_at: now, updated_at: now,
     };

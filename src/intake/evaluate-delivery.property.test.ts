@@ -1,12 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROVIDERS, type ProviderName } from "../webhooks/webhook-config.js";
+import { hashToken } from "../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import { deliveryContext, fixture, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
+import { prepareBody } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 import { hmacSha256Hex } from "./verify-signature.js";
 
-const SECRET = "s";
+const SECRET = "wh_s";
+const TOKEN_HASH = hashToken(SECRET);
 const examples = loadGithubExamples();
 const seeds: Record<string, unknown>[] = [
   githubExample(examples, "pull_request", "opened"),
@@ -76,8 +79,9 @@ describe("verify + parse + decide never throw", () => {
             if (token) headers[token.toLowerCase()] = SECRET;
           }
           const config = webhookConfig({ provider, sign_mode: p.signModes[0], review_on_sync: true, event_allowlist: ["*"], bot_ids: ["*"], wildcard_bots: true });
-          const auth = p.signModes[0] === "hmac" ? { mode: "hmac" as const, secret: SECRET } : { mode: "token" as const, verifyToken: (t: string) => t === SECRET };
-          const out = evaluateDelivery({ config, headers, rawBody, auth, context: deliveryContext({ syncDebounceMs: debounceMs }) });
+          const key = p.signModes[0] === "hmac" ? { mode: "hmac" as const, secret: SECRET } : { mode: "token" as const, secrets: { token_hash: TOKEN_HASH } };
+          const body = prepareBody({ provider, headers, rawBody, key });
+          const out = evaluateDelivery({ config, headers, body, context: deliveryContext({ syncDebounceMs: debounceMs }) });
           expect(["filtered", "invalid", "stop", "defer", "launch"]).toContain(out.decision.kind);
           if (!signIt) expect(out.decision.kind).toBe("invalid");
         },

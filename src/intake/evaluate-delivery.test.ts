@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../core/secrets.js";
+import { hashToken, sha256Hex } from "../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import { deliveryContext, fixtureBytes, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
+import { prepareBody } from "./prepare-body.js";
 import { hmacSha256Hex } from "./verify-signature.js";
 
 const examples = loadGithubExamples();
@@ -11,7 +12,8 @@ describe("evaluateDelivery", () => {
   it("verifies, parses and decides a signed GitHub delivery, summarising it for the row", () => {
     const rawBody = Buffer.from(JSON.stringify(githubExample(examples, "pull_request", "opened")));
     const headers = { "x-github-event": "pull_request", "x-github-delivery": "d-1", "x-hub-signature-256": `sha256=${hmacSha256Hex(SECRET, rawBody)}` };
-    const out = evaluateDelivery({ config: webhookConfig(), headers, rawBody, auth: { mode: "hmac", secret: SECRET }, context: deliveryContext() });
+    const body = prepareBody({ provider: "forge_b", headers, rawBody, key: { mode: "hmac", secret: SECRET } });
+    const out = evaluateDelivery({ config: webhookConfig(), headers, body, context: deliveryContext() });
     expect(out.decision.kind).toBe("launch");
     expect(out.summary).toEqual({
       payloadSha256: sha256Hex(rawBody),
@@ -26,26 +28,18 @@ describe("evaluateDelivery", () => {
 
   it("records a bad signature as invalid and never parses", () => {
     const rawBody = Buffer.from("{broken");
-    const out = evaluateDelivery({
-      config: webhookConfig(),
-      headers: { "x-hub-signature-256": `sha256=${"0".repeat(64)}` },
-      rawBody,
-      auth: { mode: "hmac", secret: SECRET },
-      context: deliveryContext(),
-    });
+    const headers = { "x-hub-signature-256": `sha256=${"0".repeat(64)}` };
+    const body = prepareBody({ provider: "forge_b", headers, rawBody, key: { mode: "hmac", secret: SECRET } });
+    const out = evaluateDelivery({ config: webhookConfig(), headers, body, context: deliveryContext() });
     expect(out.decision).toEqual({ kind: "invalid", code: "bad_signature", reason: "X-Hub-Signature-256: signature mismatch" });
     expect(out.event).toBeUndefined();
   });
 
   it("summarises a filtered GitLab delivery (token mode) with its delivery id", () => {
     const rawBody = fixtureBytes("gitlab-merge-request-update-unchanged");
-    const out = evaluateDelivery({
-      config: webhookConfig({ provider: "forge_a", sign_mode: "token" }),
-      headers: { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": "tok", "x-gitlab-event-uuid": "uuid-1" },
-      rawBody,
-      auth: { mode: "token", verifyToken: (t) => t === "tok" },
-      context: deliveryContext(),
-    });
+    const headers = { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": "wh_tok", "x-gitlab-event-uuid": "uuid-1" };
+    const body = prepareBody({ provider: "forge_a", headers, rawBody, key: { mode: "token", secrets: { token_hash: hashToken("wh_tok") } } });
+    const out = evaluateDelivery({ config: webhookConfig({ provider: "forge_a", sign_mode: "token" }), headers, body, context: deliveryContext() });
     expect(out.decision.kind).toBe("filtered");
     expect(out.summary).toMatchObject({ deliveryId: "uuid-1", eventKind: "merge_request", eventAction: "update", subjectId: "gl:acme/platform/gitlab-test!7" });
   });

@@ -1,22 +1,19 @@
-import { sha256Hex } from "../core/secrets.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { decideDelivery } from "./decide-delivery.js";
 import type { DeliveryContext } from "./delivery-context.js";
 import { invalid, type DeliveryDecision } from "./delivery-decision.js";
 import type { DeliveryEvent } from "./delivery-event.js";
 import { firstHeaderValue, type HeaderBag } from "./headers.js";
-import type { BodyAuth } from "./providers/provider.js";
+import type { PreparedBody } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 import { issueSubjectId, pullSubjectId } from "./subject-id.js";
 
 export interface DeliveryInput {
   config: WebhookConfig;
   headers: HeaderBag;
-  rawBody: Buffer;
-  auth: BodyAuth;
+  /** The body hashed, proven and parsed ({@link prepareBody}, on a worker thread or not). */
+  body: PreparedBody;
   context: DeliveryContext;
-  /** SHA-256 hex of rawBody, when the caller computed it already. */
-  rawSha256?: string;
 }
 
 /** The selected payload fields a delivery row records, whatever the outcome. */
@@ -55,21 +52,18 @@ function summarise(event: DeliveryEvent): Omit<DeliverySummary, "payloadSha256" 
 }
 
 /**
- * Verify, then parse, then decide: the whole pure part of the delivery endpoint after the
- * admission gates. Never throws on outside input; a failure is an `invalid` decision.
+ * Decide on a prepared body, and summarise it for the delivery row: the pure part of the
+ * delivery endpoint after the admission gates. Never throws on outside input; a body that
+ * failed its proof or its parse is an `invalid` decision.
  */
 export function evaluateDelivery(input: DeliveryInput): EvaluatedDelivery {
-  const provider = providers[input.config.provider];
-  const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
+  const { body } = input;
   const summary: DeliverySummary = {
-    payloadSha256: rawSha256,
-    deliveryId: firstHeaderValue(input.headers, provider.headers.delivery),
+    payloadSha256: body.rawSha256,
+    deliveryId: firstHeaderValue(input.headers, providers[input.config.provider].headers.delivery),
   };
-  const verified = provider.verify({ headers: input.headers, rawBody: input.rawBody, auth: input.auth, rawSha256 });
-  if (!verified.ok) return { decision: invalid(verified.code, verified.reason), summary };
-  const parsed = provider.parse(verified.payload, input.headers);
-  if (!parsed.ok) return { decision: invalid("bad_payload", parsed.reason), summary };
-  const event = parsed.event;
+  if (!body.ok) return { decision: invalid(body.code, body.reason), summary };
+  const event = body.event;
   const decision = decideDelivery(input.config, event, input.context);
   const fromPlan = decision.kind === "launch" || decision.kind === "defer" ? decision.launches[0] : undefined;
   return {

@@ -65,6 +65,9 @@ export interface TestApp {
 
 export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
 
+/** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
+export const BODY_WORKER_ENTRY = new URL("../../dist/intake/body-worker.js", import.meta.url);
+
 /** The real app on a real store, with a manual clock and a captured log. */
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
   const { store, close } = await openTestStore(kind);
@@ -80,7 +83,7 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   const clock = new ManualClock();
   const sealer = new Sealer("test", { test: randomBytes(32) });
   const metrics = new Metrics({ processMetrics: false });
-  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log });
+  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log, bodyWorkerEntry: BODY_WORKER_ENTRY });
   await bootstrapAdmin({ store, clock, ids: randomIds, tokens: services.tokens }, config.adminToken);
   const routes: TestApp["routes"] = [];
   const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });

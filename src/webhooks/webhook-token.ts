@@ -27,7 +27,7 @@ export function mintWebhookToken(sealer: Sealer, webhookId: string, seal: boolea
 }
 
 /** Constant-time check of a presented token against the stored salted hash. */
-export function tokenMatches(secrets: WebhookSecrets, presented: string): boolean {
+export function tokenMatches(secrets: Pick<WebhookSecrets, "token_hash">, presented: string): boolean {
   return presented.startsWith(WEBHOOK_TOKEN_PREFIX) && verifyTokenHash(presented, secrets.token_hash);
 }
 

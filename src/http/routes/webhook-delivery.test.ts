@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
@@ -290,6 +290,37 @@ describe("source IP behind a proxy", () => {
       });
       const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${made.config.id}/deliveries`)).body.deliveries;
       expect(rows[0].source_ip, `trust ${trust}`).toBe(want);
+      await t.close();
+    }
+  });
+});
+
+describe.each(storeKinds())("deliveries with SERVICE_INTAKE_THREADS=1 on %s", (kind) => {
+  it("launch, refuse and record the payload hash the same as on the event loop, their bodies prepared on the thread", async () => {
+    const t = await startTestApp(kind, { SERVICE_INTAKE_THREADS: "1", SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    try {
+      const seed = await seedTenancy(t);
+      const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"], burst: 3, rate: 0.01 })).body;
+      const send = (body: string, signature: string) =>
+        t.app.inject({
+          method: "POST", url: `/api/webhooks/forge_b/${made.config.id}`, payload: body,
+          headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${signature}` },
+        });
+      const body = prOpened("c".repeat(40));
+      const [launched, replay, forged] = await Promise.all([send(body, sign(made.token, body)), send(body, sign(made.token, body)), send(body, "0".repeat(64))]);
+      expect([launched.statusCode, replay.statusCode, forged.statusCode]).toEqual([200, 200, 401]);
+      expect([JSON.parse(launched.body).status, JSON.parse(replay.body).status].sort()).toEqual(["duplicate", "launched"]);
+      expect(t.services.bodies.offloaded).toBe(3);
+      // A throttled body is hashed for its row, never proven or parsed.
+      const limited = await send(body, sign(made.token, body));
+      expect(limited.statusCode).toBe(429);
+      expect(t.services.bodies.offloaded).toBe(3);
+
+      const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${made.config.id}/deliveries`)).body.deliveries as any[];
+      expect(rows.map((r) => r.status).sort()).toEqual(["duplicate", "invalid", "launched", "rate_limited"]);
+      const hash = createHash("sha256").update(body).digest("hex");
+      for (const row of rows) expect(row.payload_sha256, row.status).toBe(hash);
+    } finally {
       await t.close();
     }
   });
