@@ -1,5 +1,5 @@
 import type { Db } from "../store/store.js";
-import type { NewDelivery } from "../store/deliveries.js";
+import type { DeliveryRow, NewDelivery } from "../store/deliveries.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
@@ -39,13 +39,14 @@ export interface LaunchOptions {
    * thrown here rolls everything back and reaches the caller unchanged.
    */
   within?: (tx: Db, run: RunRow) => Promise<void>;
-  /**
-   * A delivery row committed with the run, built from it (the intake's launching delivery).
-   * Declared rather than written by the caller, so that on PostgreSQL a launch no limit
-   * needs to lock for writes the run, this row and the run counter in one statement. A
-   * unique violation on it rolls the launch back and reaches the caller unchanged.
-   */
-  record?: (run: RunRow) => NewDelivery;
+}
+
+/** A delivery row committed with the run it launches, under a key its tenant holds once. */
+export interface RecordedLaunch {
+  tenantId: string;
+  idempotencyKey: string;
+  /** The row, built from the run (the intake's launching delivery). */
+  row: (run: RunRow) => NewDelivery;
 }
 
 export type LaunchResult =
@@ -53,3 +54,6 @@ export type LaunchResult =
   | { kind: "launched"; run: RunRow; metered: boolean }
   /** The gate's status (403, 429, 402) with the denial envelope. */
   | { kind: "denied"; denial: LaunchDenial };
+
+/** A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already (nothing launched). */
+export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: DeliveryRow };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
+import type { RunRow } from "../store/runs.js";
 import type { LaunchRequest } from "./launch-types.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
@@ -142,7 +143,7 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
   it.each([
     ["no limit set (one statement on PostgreSQL)", {}],
     ["a limit set (the gate's transaction)", { max_concurrent_runs: 10 }],
-  ])("commits a recorded delivery row with its run and counter, and rolls all back when its key is taken: %s", async (_, limits) => {
+  ])("commits a recorded delivery row with its run and counter; a held key launches nothing, a key lost in a race stores nothing: %s", async (_, limits) => {
     const org = await newOrg(s);
     const team = await newTeam(t, s, org.id, limits);
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
@@ -150,16 +151,29 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
       id: `${id}_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const, idempotency_key: "k1",
       run_id: runId, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(), launched_at: t.clock.now(),
     });
-    const first = await t.services.launcher.launch(request(team.id), { record: (run) => delivery("dlv_a", run.id) });
+    const recorded = (id: string) => ({ tenantId: team.id, idempotencyKey: "k1", row: (run: RunRow) => delivery(id, run.id) });
+    const first = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_a"));
     if (first.kind !== "launched") throw new Error("not launched");
     expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
     const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ run_id: first.run.id, status: "launched", idempotency_key: "k1", attempts: 1 });
     expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({ status: "queued", metered: 1 });
 
-    await expect(t.services.launcher.launch(request(team.id), { record: (run) => delivery("dlv_b", run.id) })).rejects.toSatisfy(isUniqueViolation);
+    // The key held: nothing launched, the holder answered.
+    const again = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_b"));
+    expect(again.kind === "taken" && again.row).toMatchObject({ id: `dlv_a_${team.id}`, run_id: first.run.id });
     expect(await runCount(t, team.id)).toBe(1);
     expect(await orgRuns(t, org.id)).toBe(1);
+
+    // Two at once under a new key: one launches; the other finds the key taken, or loses it
+    // between its check and its write, and then nothing of it is stored.
+    const racing = (id: string) => ({ ...recorded(id), idempotencyKey: "k2", row: (run: RunRow) => ({ ...delivery(id, run.id), idempotency_key: "k2" }) });
+    const outcomes = await Promise.allSettled([t.services.launcher.launchRecorded(request(team.id), racing("dlv_c")), t.services.launcher.launchRecorded(request(team.id), racing("dlv_d"))]);
+    const kinds = outcomes.map((o) => (o.status === "fulfilled" ? o.value.kind : isUniqueViolation(o.reason) ? "lost" : String(o.reason))).sort();
+    expect(kinds[0]).toBe("launched");
+    expect(["lost", "taken"]).toContain(kinds[1]);
+    expect(await runCount(t, team.id)).toBe(2);
+    expect(await orgRuns(t, org.id)).toBe(2);
   });
 
   it("resumes a failed run as a new, metered attempt; a queued run cannot be resumed", async () => {

@@ -5,15 +5,15 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, launchInOneStatement, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
-import { insertDelivery } from "../store/deliveries.js";
+import { countActiveRuns, findLaunchBucket, launchDelivery, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { findDeliveryByKey, insertDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
 import { decideLaunch, snapshotNeeds, type LaunchFacts } from "./decide-launch.js";
-import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
+import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult, RecordedLaunch, RecordedLaunchResult } from "./launch-types.js";
 
 export interface LauncherDeps {
   store: Store;
@@ -41,10 +41,9 @@ type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => 
 
 type TeamAndOrg = { team: TeamRow; org: OrgRow };
 
-/** What {@link Launcher.admitInOneStatement} writes: the new run's row and the row recorded with it. */
-interface OneStatement {
-  runOf: (orgId: string, now: number, month: string) => runs.RunRow;
-  record: NonNullable<LaunchOptions["record"]>;
+/** What the launch transaction writes besides the run: a recorded row, then the caller's hook. */
+interface Hooks extends LaunchOptions {
+  record?: (run: runs.RunRow) => NewDelivery;
 }
 
 function limitsOf({ team, org }: TeamAndOrg) {
@@ -71,23 +70,57 @@ function newRunRow(request: LaunchRequest, id: string, orgId: string, now: numbe
 /**
  * Every launch and resume: one transaction that locks the team and org rows, loads the
  * snapshot, asks {@link decideLaunch}, and only when admitted spends the bucket token, counts
- * the run (step 5) and writes the run. On PostgreSQL a launch that records a row and needs no
- * lock writes in one statement instead. A store error fails open (Limits rule 4).
+ * the run (step 5) and writes the run. On PostgreSQL a recorded launch (a webhook delivery's)
+ * that no limit applies to is one statement instead. A store error fails open (Limits rule 4).
  */
 export class Launcher {
   constructor(private readonly deps: LauncherDeps) {}
 
   async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
+    return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, this.deps.ids.next("run")), options);
+  }
+
+  /**
+   * A launch recorded as a delivery row under an idempotency key: `taken` (nothing launched)
+   * when a row holds the key already. On PostgreSQL, when no limit can apply, the key check,
+   * the team and org read and the writes are one statement (migration 0007); otherwise the key
+   * is looked up, then the gate's transaction writes the row with the run. A unique violation
+   * (a concurrent delivery won the key) rolls the launch back and reaches the caller.
+   */
+  async launchRecorded(request: LaunchRequest, record: RecordedLaunch): Promise<RecordedLaunchResult> {
+    const { store, clock, defaults, log } = this.deps;
     const id = this.deps.ids.next("run");
-    const insert: Admit = async (tx, orgId, now, meterMonth) => {
+    let keyChecked = false;
+    // The statement knows the team's and org's limits, not the platform defaults.
+    if (store.kind === "postgres" && !Object.values(defaults).some((limit) => limit > 0)) {
+      const now = clock.now();
+      const month = monthOf(now);
+      // The statement sets the run's org from the team; the row is rebuilt with it after.
+      const run = newRunRow(request, id, "", now, month);
+      try {
+        const out = await launchDelivery(store.db, request.teamId, run, record.row(run), month, now);
+        if (out.kind === "taken") return out;
+        if (out.kind === "launched") return { kind: "launched", run: { ...run, org_id: out.org_id }, metered: true };
+        // `gate`: the key was free just now; the gate's transaction decides, below.
+        keyChecked = true;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw err;
+        // The gate's path below decides, and fails open as it does.
+        log.warn({ err, teamId: request.teamId }, "one-statement launch failed; taking the gate's transaction");
+      }
+    }
+    const held = keyChecked ? undefined : await findDeliveryByKey(store.db, record.tenantId, record.idempotencyKey);
+    if (held) return { kind: "taken", row: held };
+    return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, id), { record: record.row });
+  }
+
+  /** Writes a new run under `id`. */
+  private insertNew(request: LaunchRequest, id: string): Admit {
+    return async (tx, orgId, now, meterMonth) => {
       const row = newRunRow(request, id, orgId, now, meterMonth);
       await runs.insertRun(tx, row);
       return { run: row, counted: meterMonth !== null };
     };
-    const oneStatement: OneStatement | undefined = this.deps.store.kind === "postgres" && options.record && !options.within
-      ? { runOf: (orgId, now, month) => newRunRow(request, id, orgId, now, month), record: options.record }
-      : undefined;
-    return this.admit(request.teamId, request.bypassGate === true, insert, options, oneStatement);
   }
 
   /** A new attempt of a failed or failed_resumable run, back on the queue; gated and metered like a launch. */
@@ -117,15 +150,13 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  /** `oneStatement` (PostgreSQL, a launch that records a row and has no other hook) is tried first. */
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions, oneStatement?: OneStatement): Promise<LaunchResult> {
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<LaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
     let stage: "check" | "meter" = "check";
     try {
-      const quick = oneStatement ? await this.admitInOneStatement(teamId, facts, now, oneStatement) : undefined;
-      const result = quick ?? await store.tx(async (tx): Promise<LaunchResult> => {
+      const result = await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
         const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
@@ -173,38 +204,6 @@ export class Launcher {
     return Object.values(snapshotNeeds(l.org, l.team, this.deps.defaults, facts)).some(Boolean);
   }
 
-  /**
-   * PostgreSQL, when no limit needs the gate's locks: the team and org read unlocked (as the
-   * transaction would), the decision, then the run, the recorded row and the run counter in
-   * one statement. Undefined when a limit is enabled: the transaction decides instead.
-   */
-  private async admitInOneStatement(teamId: string, facts: LaunchFacts, now: number, { runOf, record }: OneStatement): Promise<LaunchResult | undefined> {
-    const { store } = this.deps;
-    const found = await loadTeamAndOrg(store.db, store.kind, teamId, () => false);
-    if (!found) throw notFound("team");
-    if (this.needsLocks(found, facts)) return undefined;
-    const verdict = decideLaunch(
-      { ...limitsOf(found), defaults: this.deps.defaults, activeRuns: 0, bucket: undefined, usage: { runs: 0, costMicro: 0 } },
-      facts,
-      now,
-    );
-    if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
-    const run = runOf(found.org.id, now, verdict.month);
-    let row;
-    try {
-      row = record(run);
-    } catch (err) {
-      throw new HookError(err);
-    }
-    try {
-      await launchInOneStatement(store.db, run, row, verdict.month, now);
-    } catch (err) {
-      // The recorded row's key taken: the caller's to handle, as with a hook's error.
-      throw isUniqueViolation(err) ? new HookError(err) : err;
-    }
-    return { kind: "launched", run, metered: true };
-  }
-
   /** The attempt marked as counted, or undefined when it already was (counted once per attempt). */
   private async markMetered(tx: Db, run: runs.RunRow, month: string): Promise<runs.RunRow | undefined> {
     if (!(await runs.markAttemptMetered(tx, run.id, month))) return undefined;
@@ -212,7 +211,7 @@ export class Launcher {
   }
 
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
-  private async admitUngated(teamId: string, write: Admit, options: LaunchOptions, now: number): Promise<LaunchResult> {
+  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<LaunchResult> {
     try {
       return await this.deps.store.tx(async (tx) => {
         const team = await findTeam(tx, teamId);
@@ -227,7 +226,7 @@ export class Launcher {
   }
 
   /** The caller's part of the launch transaction: the recorded row, then the `within` hook. */
-  private async runHook(options: LaunchOptions, tx: Db, run: runs.RunRow): Promise<void> {
+  private async runHook(options: Hooks, tx: Db, run: runs.RunRow): Promise<void> {
     try {
       if (options.record) await insertDelivery(tx, options.record(run));
       if (options.within) await options.within(tx, run);

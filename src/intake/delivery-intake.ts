@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
+import type { LaunchRequest } from "../admission/launch-types.js";
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
@@ -181,34 +182,42 @@ export class DeliveryIntake {
       ...row, bot_id: botId, subject_id: plan.subjectId, parent_subject_id: plan.parentSubjectId ?? null,
       subject_sha: plan.subjectSha ?? row.subject_sha ?? null, project_path: plan.projectPath || row.project_path || null,
     };
-    const existing = await findDeliveryByKey(store.db, config.tenant_id, plan.idempotencyKey);
-    if (existing && existing.status !== "launch_error") return this.duplicate(planRow, existing, botId);
-    const deliveryId = existing?.id ?? ids.next("dlv");
     const now = clock.now();
     const launched = (runId: string) =>
       ({ status: "launched" as const, run_id: runId, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now });
+    const request = (deliveryId: string): LaunchRequest => ({
+      teamId: config.tenant_id, botId, vars: plan.vars, repoUrl: plan.repoUrl ?? null, repoRef: plan.repoRef ?? null,
+      projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
+      webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
+    });
+    const newId = ids.next("dlv");
+    let deliveryId = newId;
+    let existing: DeliveryRow | undefined;
     try {
-      const result = await launcher.launch(
-        {
-          teamId: config.tenant_id, botId, vars: plan.vars, repoUrl: plan.repoUrl ?? null, repoRef: plan.repoRef ?? null,
-          projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
-          webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
-        },
-        existing
-          ? {
-              within: async (tx, run) => {
-                if (!(await retryFailedDelivery(tx, existing.id, launched(run.id)))) throw new LostRace();
-              },
-            }
-          : { record: (run) => deliveryRow(planRow, launched(run.id), deliveryId, plan.idempotencyKey) },
-      );
+      let result = await launcher.launchRecorded(request(newId), {
+        tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey,
+        row: (run) => deliveryRow(planRow, launched(run.id), newId, plan.idempotencyKey),
+      });
+      if (result.kind === "taken") {
+        if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId);
+        // A launch the gate denied before: retried under the same row.
+        const failedBefore = result.row;
+        existing = failedBefore;
+        deliveryId = failedBefore.id;
+        result = await launcher.launch(request(deliveryId), {
+          within: async (tx, run) => {
+            if (!(await retryFailedDelivery(tx, failedBefore.id, launched(run.id)))) throw new LostRace();
+          },
+        });
+      }
       if (result.kind === "launched") {
         this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
         return { kind: "launched", deliveryId, runId: result.run.id, botId };
       }
       const failed = { status: "launch_error" as const, run_id: null, launched_at: null, failed_at: now, denial_reason: result.denial.error, reason: result.denial.detail, updated_at: now };
-      if (existing) {
-        if (!(await store.write((db) => retryFailedDelivery(db, existing.id, failed)))) throw new LostRace();
+      const retried = existing;
+      if (retried) {
+        if (!(await store.write((db) => retryFailedDelivery(db, retried.id, failed)))) throw new LostRace();
       } else {
         await store.write((db) => insertDelivery(db, deliveryRow(planRow, failed, deliveryId, plan.idempotencyKey)));
       }

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
-import type { NewDelivery } from "./deliveries.js";
+import type { DeliveryRow, NewDelivery } from "./deliveries.js";
 import type { RunRow } from "./runs.js";
 import { Compiled } from "./compiled.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
@@ -50,14 +50,23 @@ export async function loadTeamAndOrg(
   return team2 && org2 ? { team: team2, org: org2 } : undefined;
 }
 
-const launchRun = new Compiled(`select launch_run(?::jsonb, ?::jsonb, ?, ?)`);
+const launchDeliveryCall = new Compiled<{ out: LaunchDeliveryOutcome }>(`select launch_delivery(?, ?::jsonb, ?::jsonb, ?, ?) as "out"`);
+
+export type LaunchDeliveryOutcome =
+  | { kind: "taken"; row: DeliveryRow }
+  | { kind: "gate" }
+  | { kind: "launched"; org_id: string };
 
 /**
- * PostgreSQL: a new run (already marked as counted), the delivery recorded with it and the
- * org's run counter, in one statement (migration 0006's function) and so atomically.
+ * PostgreSQL: a delivery's launch in one statement (migration 0007's function): `taken` when
+ * the row's idempotency key is held, `gate` when a limit or the org's status needs the gate's
+ * transaction, else the run (its org set from the team), the row and the org's run counter
+ * written atomically. A unique violation (a concurrent delivery won the key) writes nothing.
  */
-export async function launchInOneStatement(db: Db, run: RunRow, delivery: NewDelivery, month: string, now: number): Promise<void> {
-  await launchRun.rows(db, [JSON.stringify(run), JSON.stringify(delivery), month, now]);
+export async function launchDelivery(db: Db, teamId: string, run: RunRow, delivery: NewDelivery, month: string, now: number): Promise<LaunchDeliveryOutcome> {
+  const [row] = await launchDeliveryCall.rows(db, [teamId, JSON.stringify(run), JSON.stringify(delivery), month, now]);
+  if (!row) throw new Error("launch_delivery answered no row");
+  return row.out;
 }
 
 export async function countActiveRuns(db: Db, teamId: string): Promise<number> {
