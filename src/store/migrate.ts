@@ -1,10 +1,14 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import { migrations } from "./migrations/index.js";
 
-/** Applies every pending migration, in name order, under Kysely's migration lock. */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+/**
+ * Applies every pending migration, in name order, under Kysely's migration lock. `schema`
+ * (PostgreSQL) names where the migration tables live: left to the search path, Kysely's
+ * existence check would find another schema's (`public`'s) tables and skip creating its own.
+ */
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations as Record<string, Migration> };
-  const migrator = new Migrator({ db, provider });
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";

@@ -64,7 +64,7 @@ export interface StoreOptions {
 export async function openStore(options: StoreOptions): Promise<Store> {
   // pg is loaded only for PostgreSQL: the embedded SQLite service does not carry it.
   const store = options.databaseUrl ? openPostgres(options, (await import("pg")).default) : openSqlite(options);
-  if (options.migrate !== false) await migrateToLatest(store.db);
+  if (options.migrate !== false) await migrateToLatest(store.db, options.pgSchema);
   return store;
 }
 
