@@ -22,6 +22,7 @@ export function openConfiguredStore(config: Config): Promise<Store> {
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, "service.db"),
     sqliteSync: config.sqliteSync,
+    pgPoolSize: config.databasePoolSize,
   });
 }
 

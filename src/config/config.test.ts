@@ -10,6 +10,15 @@ describe("loadConfig", () => {
     expect(c.webhookMonthlyCallsDefault).toBe(10_000);
     expect(c.syncDebounceMs).toBe(180_000);
     expect(c.syncMaxWaitMs).toBe(900_000);
+    expect(c.databasePoolSize).toBe(10);
+    expect(c.intakeThreads).toBe(0);
+  });
+
+  it("reads the PostgreSQL pool size and the intake threads, and refuses values out of range", () => {
+    expect(loadConfig({ SERVICE_DATABASE_POOL_SIZE: "3", SERVICE_INTAKE_THREADS: "2" })).toMatchObject({ databasePoolSize: 3, intakeThreads: 2 });
+    for (const [name, value] of [["SERVICE_DATABASE_POOL_SIZE", "0"], ["SERVICE_DATABASE_POOL_SIZE", "many"], ["SERVICE_INTAKE_THREADS", "-1"], ["SERVICE_INTAKE_THREADS", "65"]]) {
+      expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(name);
+    }
   });
 
   it.each([
