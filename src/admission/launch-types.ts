@@ -1,5 +1,5 @@
 import type { Db } from "../store/store.js";
-import type { DeliveryRow, NewDelivery } from "../store/deliveries.js";
+import type { KeyHolder, NewDelivery } from "../store/deliveries.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
@@ -56,4 +56,4 @@ export type LaunchResult =
   | { kind: "denied"; denial: LaunchDenial };
 
 /** A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already (nothing launched). */
-export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: DeliveryRow };
+export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder };

@@ -10,7 +10,7 @@ import { monthOf } from "../core/month.js";
 import { sha256Hex } from "../core/secrets.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
-import { findDeliveryByKey, insertDelivery, retryFailedDelivery, type DeliveryRow, type NewDelivery } from "../store/deliveries.js";
+import { findDeliveryByKey, insertDelivery, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { admitWebhookCall } from "../store/intake.js";
 import type { Db, Store } from "../store/store.js";
@@ -192,7 +192,7 @@ export class DeliveryIntake {
     });
     const newId = ids.next("dlv");
     let deliveryId = newId;
-    let existing: DeliveryRow | undefined;
+    let existing: KeyHolder | undefined;
     try {
       let result = await launcher.launchRecorded(request(newId), {
         tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey,
@@ -232,7 +232,7 @@ export class DeliveryIntake {
     }
   }
 
-  private async duplicate(row: Base, original: DeliveryRow, botId: string): Promise<LaunchResultOf> {
+  private async duplicate(row: Base, original: KeyHolder, botId: string): Promise<LaunchResultOf> {
     const deliveryId = await this.recordNow({ ...row, run_id: original.run_id }, "duplicate", {
       reason: `duplicate of ${original.id}`,
     });

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
-import type { DeliveryRow, NewDelivery } from "./deliveries.js";
+import type { KeyHolder, NewDelivery } from "./deliveries.js";
 import type { RunRow } from "./runs.js";
 import { Compiled } from "./compiled.js";
 import { lockForUpdate, type Db, type StoreKind } from "./store.js";
@@ -53,7 +53,7 @@ export async function loadTeamAndOrg(
 const launchDeliveryCall = new Compiled<{ out: LaunchDeliveryOutcome }>(`select launch_delivery(?, ?::jsonb, ?::jsonb, ?, ?) as "out"`);
 
 export type LaunchDeliveryOutcome =
-  | { kind: "taken"; row: DeliveryRow }
+  | { kind: "taken"; row: KeyHolder }
   | { kind: "gate" }
   | { kind: "launched"; org_id: string };
 
