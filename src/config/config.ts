@@ -28,7 +28,8 @@ export interface Config {
   configCacheTtlMs: number;
   /**
    * Threads that hash, prove and parse large delivery bodies off the event loop; 0 (the default)
-   * keeps them on it. More deliveries per second for more memory (bench/ANALYSIS.md).
+   * keeps them on it. Where cores are spare, more deliveries per second for more memory
+   * (bench/ANALYSIS.md §9).
    */
   intakeThreads: number;
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
