@@ -176,6 +176,36 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(await orgRuns(t, org.id)).toBe(2);
   });
 
+  // On PostgreSQL the one-statement launch hands each of these to the gate's transaction:
+  // every check of the gate's table still denies a recorded launch, which then writes nothing.
+  it.each([
+    ["org suspended", { status: "suspended" }, {}, 0, "org_suspended"],
+    ["MaxConcurrentRuns reached", {}, { max_concurrent_runs: 1 }, 1, "concurrency_cap_exceeded"],
+    ["launch rate spent", {}, { launch_rate_per_min: 1 }, 1, "launch_rate_limited"],
+    ["monthly cost cap reached", { monthly_cost_cap_usd: 1 }, {}, 0, "monthly_cost_cap_exceeded"],
+    ["monthly run quota used", { monthly_run_quota: 1 }, {}, 1, "monthly_run_quota_exceeded"],
+  ] as const)("denies a recorded launch when %s, and records nothing", async (_, orgBody, teamBody, before, error) => {
+    const org = await newOrg(s, orgBody);
+    const team = await newTeam(t, s, org.id, teamBody);
+    for (let i = 0; i < before; i++) expect((await t.services.launcher.launch(request(team.id))).kind).toBe("launched");
+    if ("monthly_cost_cap_usd" in orgBody) {
+      await t.store.db.insertInto("org_usage").values({
+        org_id: org.id, month: monthOf(t.clock.now()), runs: 0, cost_micro: 1_000_000, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: t.clock.now(),
+      }).execute();
+    }
+    const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
+    const r = await t.services.launcher.launchRecorded(request(team.id), {
+      tenantId: team.id, idempotencyKey: "k-denied",
+      row: (run: RunRow) => ({
+        id: `dlv_denied_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const,
+        idempotency_key: "k-denied", run_id: run.id, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(),
+      }),
+    });
+    expect(r.kind === "denied" && r.denial.error).toBe(error);
+    expect(await runCount(t, team.id)).toBe(before);
+    expect(await t.store.db.selectFrom("webhook_deliveries").select("id").where("tenant_id", "=", team.id).execute()).toEqual([]);
+  });
+
   it("resumes a failed run as a new, metered attempt; a queued run cannot be resumed", async () => {
     const org = await newOrg(s);
     const team = await newTeam(t, s, org.id);
