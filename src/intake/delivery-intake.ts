@@ -191,8 +191,8 @@ export class DeliveryIntake {
       webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
     });
     const newId = ids.next("dlv");
-    let deliveryId = newId;
-    let existing: KeyHolder | undefined;
+    /** A launch_error row of the same key, when this delivery retries it. */
+    let retried: KeyHolder | undefined;
     try {
       let result = await launcher.launchRecorded(request(newId), {
         tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey,
@@ -202,22 +202,21 @@ export class DeliveryIntake {
         if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId);
         // A launch the gate denied before: retried under the same row.
         const failedBefore = result.row;
-        existing = failedBefore;
-        deliveryId = failedBefore.id;
-        result = await launcher.launch(request(deliveryId), {
+        retried = failedBefore;
+        result = await launcher.launch(request(failedBefore.id), {
           within: async (tx, run) => {
             if (!(await retryFailedDelivery(tx, failedBefore.id, launched(run.id)))) throw new LostRace();
           },
         });
       }
+      const deliveryId = retried?.id ?? newId;
       if (result.kind === "launched") {
         this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
         return { kind: "launched", deliveryId, runId: result.run.id, botId };
       }
       const failed = { status: "launch_error" as const, run_id: null, launched_at: null, failed_at: now, denial_reason: result.denial.error, reason: result.denial.detail, updated_at: now };
-      const retried = existing;
       if (retried) {
-        if (!(await store.write((db) => retryFailedDelivery(db, retried.id, failed)))) throw new LostRace();
+        if (!(await store.write((db) => retryFailedDelivery(db, deliveryId, failed)))) throw new LostRace();
       } else {
         await store.write((db) => insertDelivery(db, deliveryRow(planRow, failed, deliveryId, plan.idempotencyKey)));
       }

@@ -33,12 +33,12 @@ export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStat
   return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
 }
 
+const meterAttempt = new Compiled(`update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`);
+
 /**
  * Marks the run's current attempt as counted, once: true only for the call that flipped it,
  * so the caller increments org_usage.runs exactly once per run attempt.
  */
-const meterAttempt = new Compiled(`update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`);
-
 export async function markAttemptMetered(db: Db, runId: string, month: string): Promise<boolean> {
   return (await meterAttempt.run(db, [month, runId])) === 1;
 }

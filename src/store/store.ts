@@ -38,10 +38,11 @@ export interface Store {
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /**
-   * A write that is one statement on PostgreSQL, durable when the promise resolves. PostgreSQL
-   * runs it in autocommit, with no BEGIN/COMMIT round trips around it (its rows are locked for
-   * that statement only); SQLite runs `fn` atomically in the shared commit of {@link tx}, where
-   * an autocommit statement would pay a commit of its own.
+   * A write that is one statement on PostgreSQL, durable when the promise resolves unless the
+   * statement turns `synchronous_commit` off for itself (only the call admission does, and
+   * says why). PostgreSQL runs it in autocommit, with no BEGIN/COMMIT round trips around it (its
+   * rows are locked for that statement only); SQLite runs `fn` atomically in the shared commit
+   * of {@link tx}, where an autocommit statement would pay a commit of its own.
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** Resolves when the store answers a trivial query. */
