@@ -1,5 +1,6 @@
 import type { Db } from "../store/store.js";
 import type { KeyHolder, NewDelivery } from "../store/deliveries.js";
+import type { CallLimits, CallRefusal } from "../store/intake.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
@@ -47,6 +48,11 @@ export interface RecordedLaunch {
   idempotencyKey: string;
   /** The row, built from the run (the intake's launching delivery). */
   row: (run: RunRow) => NewDelivery;
+  /**
+   * The webhook call's admission, taken first: the launch happens only when it admits. On
+   * PostgreSQL, on the one-statement path, both go in one round trip (migration 0008).
+   */
+  admission?: CallLimits;
 }
 
 export type LaunchResult =
@@ -55,5 +61,8 @@ export type LaunchResult =
   /** The gate's status (403, 429, 402) with the denial envelope. */
   | { kind: "denied"; denial: LaunchDenial };
 
-/** A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already (nothing launched). */
-export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder };
+/**
+ * A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already, or
+ * `refused` when the call's admission refused it (nothing launched, no row written).
+ */
+export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder } | { kind: "refused"; refusal: CallRefusal };

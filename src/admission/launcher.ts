@@ -5,9 +5,10 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, launchDelivery, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { countActiveRuns, findLaunchBucket, launchDelivery, loadTeamAndOrg, putLaunchBucket, type LaunchDeliveryOutcome } from "../store/admission.js";
 import { findDeliveryByKey, insertDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
+import { admitAndLaunch, admitWebhookCall } from "../store/intake.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
@@ -85,10 +86,12 @@ export class Launcher {
    * when a row holds the key already. On PostgreSQL, when no limit can apply, the key check,
    * the team and org read and the writes are one statement (migration 0007); otherwise the key
    * is looked up, then the gate's transaction writes the row with the run. A unique violation
-   * (a concurrent delivery won the key) rolls the launch back and reaches the caller.
+   * (a concurrent delivery won the key) rolls the launch back and reaches the caller. The
+   * call's admission (`record.admission`) is written first, in the same round trip on the
+   * one-statement path; it stays written whatever the launch's outcome.
    */
   async launchRecorded(request: LaunchRequest, record: RecordedLaunch): Promise<RecordedLaunchResult> {
-    const { store, clock, defaults, log } = this.deps;
+    const { store, clock, defaults } = this.deps;
     const id = this.deps.ids.next("run");
     let keyChecked = false;
     // The statement knows the team's and org's limits, not the platform defaults.
@@ -97,17 +100,30 @@ export class Launcher {
       const month = monthOf(now);
       // The statement sets the run's org from the team; the row is rebuilt with it after.
       const run = newRunRow(request, id, "", now, month);
+      const row = record.row(run);
+      let out: LaunchDeliveryOutcome | undefined;
       try {
-        const out = await launchDelivery(store.db, request.teamId, run, record.row(run), month, now);
-        if (out.kind === "taken") return out;
-        if (out.kind === "launched") return { kind: "launched", run: { ...run, org_id: out.org_id }, metered: true };
-        // `gate`: the key was free just now; the gate's transaction decides, below.
-        keyChecked = true;
+        if (record.admission) {
+          const answer = await admitAndLaunch(store.db, record.admission, { teamId: request.teamId, run, row });
+          if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
+          out = answer.launch;
+        } else {
+          out = await launchDelivery(store.db, request.teamId, run, row, month, now);
+        }
       } catch (err) {
-        if (isUniqueViolation(err)) throw err;
+        // With the admission in the same call, whether it committed is not known: no fallback.
+        if (isUniqueViolation(err) || record.admission) throw err;
         // The gate's path below decides, and fails open as it does.
-        log.warn({ err, teamId: request.teamId }, "one-statement launch failed; taking the gate's transaction");
+        this.deps.log.warn({ err, teamId: request.teamId }, "one-statement launch failed; taking the gate's transaction");
       }
+      if (out?.kind === "taken") return out;
+      if (out?.kind === "launched") return { kind: "launched", run: { ...run, org_id: out.org_id }, metered: true };
+      // `gate`: the key was free just now; the gate's transaction decides, below.
+      keyChecked = out?.kind === "gate";
+    } else if (record.admission) {
+      const admission = record.admission;
+      const answer = await store.write((db) => admitWebhookCall(db, admission));
+      if (answer.kind !== "admitted") return { kind: "refused", refusal: answer };
     }
     const held = keyChecked ? undefined : await findDeliveryByKey(store.db, record.tenantId, record.idempotencyKey);
     if (held) return { kind: "taken", row: held };

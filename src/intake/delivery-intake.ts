@@ -12,8 +12,8 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import { findDeliveryByKey, insertDelivery, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { admitWebhookCall } from "../store/intake.js";
-import type { Db, Store } from "../store/store.js";
+import { admitAndRecord, admitWebhookCall, type CallAdmission, type CallLimits, type CallRefusal } from "../store/intake.js";
+import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
@@ -82,12 +82,23 @@ export interface DeliveryIntakeDeps {
 
 type Base = Omit<NewDelivery, "id" | "status" | "idempotency_key">;
 
+const ADMITTED: CallAdmission = { kind: "admitted" };
+/** How long a webhook whose monthly quota refused a call takes the admission-first path. */
+const QUOTA_RECHECK_MS = 60_000;
+/** Past this many webhooks with a refusal hint, expired hints are dropped. */
+const REFUSED_HINTS_MAX = 10_000;
+
 /**
  * The delivery endpoint: the admission gates in the spec's order, then the provider's
- * verify → parse → decide, then one idempotent launch per planned bot. Every row is
+ * verify → parse → decide, then one idempotent launch per planned bot. The call's admission
+ * (bucket and monthly quota) is written with the outcome's first write, so the body is proven,
+ * parsed and decided on before it; the gates' order still decides the answer. Every row is
  * committed before the outcome is returned, so a 2xx always means stored.
  */
 export class DeliveryIntake {
+  /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
+  private readonly refusedUntil = new Map<string, number>();
+
   constructor(private readonly deps: DeliveryIntakeDeps) {}
 
   async deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
@@ -107,34 +118,52 @@ export class DeliveryIntake {
     }
     if (!config.enabled) return { kind: "disabled" };
 
-    // One write: on PostgreSQL one autocommit round trip, so the webhook's hot rows are held
-    // only for that statement; a denial's row is written after it.
-    const admitted = await store.write((db) =>
-      admitWebhookCall(db, {
-        webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
-        orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
-        webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
-      }),
-    );
-    if (admitted.kind === "rate_limited") {
-      this.deps.metrics.webhookThrottled.inc({ provider, reason: "rate_limited" });
-      const deliveryId = await this.recordNow(early(), "rate_limited", { reason: "webhook rate limit" });
-      return { kind: "rate_limited", deliveryId, retryAfterSeconds: admitted.retryAfterSeconds };
-    }
-    if (admitted.kind === "quota_exceeded") {
-      this.deps.metrics.webhookThrottled.inc({ provider, reason: "quota_exceeded" });
-      const deliveryId = await this.recordNow(early(), "quota_exceeded", { reason: `monthly call quota exceeded (${admitted.scope})` });
-      return { kind: "quota_exceeded", deliveryId };
-    }
-    if (owner.orgStatus !== "active") return { kind: "org_suspended" };
+    const limits: CallLimits = {
+      webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
+      orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
+      webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
+    };
+    /** The call refused by the bucket or the quota: its own row, and the 429. */
+    const refuse = (refusal: CallRefusal) => this.refuse(provider, early(), refusal, now);
+    /**
+     * The call's admission while it is not written yet: it is written with the outcome's row,
+     * in one write (one round trip on PostgreSQL). The gates' order still decides the answer:
+     * a refused call is refused whatever its body.
+     */
+    let admission: CallLimits | undefined = limits;
+    /** A non-launching outcome's row, with the admission when it is pending; or the refusal. */
+    const recordAs = async (row: Base, status: "filtered" | "invalid", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
+      const id = this.deps.ids.next("dlv");
+      const recorded = this.recordedRow(row, status, { reason }, id);
+      const pending = admission;
+      const admitted = await store.write(async (db) => {
+        if (pending) return admitAndRecord(db, pending, recorded);
+        await insertDelivery(db, recorded);
+        return ADMITTED;
+      });
+      if (admitted.kind !== "admitted") return refuse(admitted);
+      this.deps.metrics.webhookDeliveries.inc({ provider, status });
+      return answer(id);
+    };
 
+    // The admission alone, first: when the org's status refuses the call anyway, and while this
+    // webhook's calls are being refused, so that a flood of them is not proven and parsed.
+    if (owner.orgStatus !== "active" || (this.refusedUntil.get(config.id) ?? 0) > now) {
+      const admitted = await store.write((db) => admitWebhookCall(db, limits));
+      if (admitted.kind !== "admitted") return refuse(admitted);
+      this.refusedUntil.delete(config.id);
+      if (owner.orgStatus !== "active") return { kind: "org_suspended" };
+      admission = undefined;
+    }
     const key: BodyKey | undefined =
       config.sign_mode === "token" ? { mode: "token", secrets: { token_hash: secrets.token_hash } }
       : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
     if (!key) {
-      return { kind: "invalid", httpStatus: 401, reason: "webhook has no signing secret; rotate it", deliveryId: await this.recordNow(early(), "invalid", { reason: "no signing secret" }) };
+      const reason = "webhook has no signing secret; rotate it";
+      return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }));
     }
-    // Hashed, proven, then parsed: on a body thread when the body is large and threads are on.
+    // Hashed, proven, then parsed (only a body that proves its signature or token is parsed):
+    // on a body thread when the body is large and threads are on.
     const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, key });
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
@@ -146,13 +175,15 @@ export class DeliveryIntake {
     const decision = evaluated.decision;
     switch (decision.kind) {
       case "filtered":
-        return { kind: "filtered", reason: decision.reason, deliveryId: await this.recordNow(row, "filtered", { reason: decision.reason }) };
-      case "invalid":
-        return {
-          kind: "invalid", reason: decision.reason, httpStatus: invalidHttpStatus(provider, decision.code),
-          deliveryId: await this.recordNow(row, "invalid", { reason: decision.reason }),
-        };
+        return recordAs(row, "filtered", decision.reason, (deliveryId) => ({ kind: "filtered", reason: decision.reason, deliveryId }));
+      case "invalid": {
+        const httpStatus = invalidHttpStatus(provider, decision.code);
+        return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }));
+      }
       case "stop": {
+        const pending = admission;
+        const admitted = pending ? await store.write((db) => admitWebhookCall(db, pending)) : ADMITTED;
+        if (admitted.kind !== "admitted") return refuse(admitted);
         const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
         const count = stopped.cancelled + stopped.cancelRequested;
         const reason = `pull request closed: stopped ${count} run(s)`;
@@ -160,11 +191,16 @@ export class DeliveryIntake {
       }
       case "defer": {
         const reason = "synchronize debounce: parked launches are not available yet (SERVICE_WEBHOOK_SYNC_DEBOUNCE=0 reviews each push at once)";
-        return { kind: "filtered", reason, deliveryId: await this.recordNow(row, "filtered", { reason }) };
+        return recordAs(row, "filtered", reason, (deliveryId) => ({ kind: "filtered", reason, deliveryId }));
       }
       case "launch": {
         const results: LaunchResultOf[] = [];
-        for (const plan of decision.launches) results.push(await this.launchPlan(config, row, plan));
+        // The first bot's launch writes the call's admission first; the others follow it.
+        for (const [i, plan] of decision.launches.entries()) {
+          const result = await this.launchPlan(config, row, plan, i === 0 ? admission : undefined);
+          if (result.kind === "refused") return refuse(result.refusal);
+          results.push(result);
+        }
         return { kind: "launch", results };
       }
       default: {
@@ -174,8 +210,24 @@ export class DeliveryIntake {
     }
   }
 
+  /** A call the bucket or the monthly quota refused: recorded under a key of its own. */
+  private async refuse(provider: ProviderName, row: Base, refusal: CallRefusal, now: number): Promise<DeliveryOutcome> {
+    this.deps.metrics.webhookThrottled.inc({ provider, reason: refusal.kind });
+    const refusedFor = refusal.kind === "rate_limited" ? refusal.retryAfterSeconds * 1000 : QUOTA_RECHECK_MS;
+    if (this.refusedUntil.size >= REFUSED_HINTS_MAX) {
+      for (const [id, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(id);
+    }
+    this.refusedUntil.set(row.webhook_id, now + refusedFor);
+    if (refusal.kind === "rate_limited") {
+      const deliveryId = await this.recordNow(row, "rate_limited", { reason: "webhook rate limit" });
+      return { kind: "rate_limited", deliveryId, retryAfterSeconds: refusal.retryAfterSeconds };
+    }
+    const deliveryId = await this.recordNow(row, "quota_exceeded", { reason: `monthly call quota exceeded (${refusal.scope})` });
+    return { kind: "quota_exceeded", deliveryId };
+  }
+
   /** One bot's launch under its idempotency key: duplicate, retried launch_error, or a new row. */
-  private async launchPlan(config: WebhookConfig, row: Base, plan: LaunchPlan): Promise<LaunchResultOf> {
+  private async launchPlan(config: WebhookConfig, row: Base, plan: LaunchPlan, admission?: CallLimits): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
     const { store, clock, ids, launcher } = this.deps;
     const botId = plan.botId;
     const planRow: Base = {
@@ -195,9 +247,10 @@ export class DeliveryIntake {
     let retried: KeyHolder | undefined;
     try {
       let result = await launcher.launchRecorded(request(newId), {
-        tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey,
+        tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey, admission,
         row: (run) => deliveryRow(planRow, launched(run.id), newId, plan.idempotencyKey),
       });
+      if (result.kind === "refused") return result;
       if (result.kind === "taken") {
         if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId);
         // A launch the gate denied before: retried under the same row.
@@ -238,9 +291,10 @@ export class DeliveryIntake {
     return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
   }
 
-  /** {@link record} as a write of its own, counted once it is durable. */
+  /** A non-launched row as a write of its own, counted once it is durable. */
   private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
-    const id = await this.deps.store.write((db) => this.record(db, row, status, extra));
+    const id = this.deps.ids.next("dlv");
+    await this.deps.store.write((db) => insertDelivery(db, this.recordedRow(row, status, extra, id)));
     this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
     return id;
   }
@@ -249,10 +303,8 @@ export class DeliveryIntake {
    * A non-launched row under a key of its own (its id), so a forge's retry of the same event
    * can still launch. Ids are time-ordered: the key index grows at its end, not at random pages.
    */
-  private async record(db: Db, row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
-    const id = this.deps.ids.next("dlv");
-    await insertDelivery(db, Object.assign({}, row, extra, { id, status, idempotency_key: `row|${id}` }));
-    return id;
+  private recordedRow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>, id: string): NewDelivery {
+    return Object.assign({}, row, extra, { id, status, idempotency_key: `row|${id}` });
   }
 
   /** The org's bot catalog is read only when the config can name a bot that is not built in. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
-import { admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
+import { listDeliveries, type NewDelivery } from "./deliveries.js";
+import { admitAndRecord, admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
 
 describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   let ts: TestStore;
@@ -38,6 +39,22 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     expect(results.find((r) => r.kind === "quota_exceeded")).toEqual({ kind: "quota_exceeded", scope: "webhook" });
     const december = await admitMany(1, { ...l, month: "2026-12" });
     expect(december[0]?.kind).toBe("admitted");
+  });
+
+  it("writes a call's row only when its admission admits it, 200 parallel at the bucket", async () => {
+    const l = limits({ webhookId: "whk_rows", burst: 10 });
+    const row = (i: number): NewDelivery => ({
+      id: `dlv_${i}`, tenant_id: "team_rows", webhook_id: "whk_rows", provider: "forge_b", status: "filtered", idempotency_key: `row|dlv_${i}`,
+      payload_sha256: null, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null,
+      source_ip: null, bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null,
+      failed_at: null, attempts: 0, created_at: i, updated_at: i,
+    });
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.write((db) => admitAndRecord(db, l, row(i)))));
+    const admitted = results.flatMap((r, i) => (r.kind === "admitted" ? [`dlv_${i}`] : []));
+    expect(admitted).toHaveLength(10);
+    expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(190);
+    expect((await listDeliveries(ts.store.db, "whk_rows", 500)).map((d) => d.id).sort()).toEqual(admitted.sort());
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_rows", "2026-11")).toBe(10);
   });
 
   it("refills the bucket over time at the webhook's rate", async () => {

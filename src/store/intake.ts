@@ -1,5 +1,8 @@
 import { perSecond, takeToken } from "../core/token-bucket.js";
+import type { LaunchDeliveryOutcome } from "./admission.js";
 import { Compiled, isPostgres } from "./compiled.js";
+import { insertDelivery, type NewDelivery } from "./deliveries.js";
+import type { RunRow } from "./runs.js";
 import type { Db } from "./store.js";
 import type { WebhookRow } from "./webhooks.js";
 
@@ -7,6 +10,7 @@ export type CallAdmission =
   | { kind: "admitted" }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "quota_exceeded"; scope: "org" | "webhook" };
+export type CallRefusal = Exclude<CallAdmission, { kind: "admitted" }>;
 
 export interface CallLimits {
   webhookId: string;
@@ -36,16 +40,20 @@ const touchCounters = new Compiled<{ scope: string; calls: number }>(
 const countCall = new Compiled(`update "webhook_call_counters" set "calls" = "calls" + 1 where "month" = ? and "scope" in (?, ?)`);
 
 /**
- * The call admission commits without waiting for its WAL flush (`synchronous_commit` off for
- * this statement's transaction alone), so the webhook's bucket and counter rows are not held
- * locked through an fsync: every delivery of a webhook passes them, and waiting there capped
- * a webhook at about one delivery per fsync. Nothing is acknowledged on this commit: a 2xx
- * (and every other answer that records the delivery) follows a synchronous commit of the
- * delivery's row, and that flush covers all WAL written before it, this admission included.
- * A crash before then loses at most the admission of a delivery that was not acknowledged.
+ * PostgreSQL: the admission commits without waiting for its WAL flush (`synchronous_commit` off
+ * for its own transaction alone), so the webhook's bucket and counter rows are not held locked
+ * through an fsync: every delivery of a webhook passes them, and waiting there capped a webhook
+ * at about one delivery per fsync. Nothing is acknowledged on this commit: a 2xx (and every
+ * other answer that records the delivery) follows a synchronous commit of the delivery's row,
+ * and that flush covers all WAL written before it, this admission included. A crash before
+ * then loses at most the admission of a delivery that was not acknowledged.
  */
 const admitOnServer = new Compiled<{ verdict: string }>(
   `select admit_webhook_call(?, ?, ?, ?, ?, ?, ?, ?) as "verdict", set_config('synchronous_commit', 'off', true) as "async_commit"`,
+);
+/** The same admission, then the delivery's write in a second transaction (migration 0008). */
+const deliverOnServer = new Compiled<{ verdict: string; outcome: DeliveryWriteOutcome | null }>(
+  `call deliver_webhook_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)`,
 );
 
 /**
@@ -55,7 +63,10 @@ const admitOnServer = new Compiled<{ verdict: string }>(
  * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
  */
 export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
-  if (isPostgres(tx)) return admitOnPostgres(tx, l);
+  if (isPostgres(tx)) {
+    const [row] = await admitOnServer.rows(tx, limitParams(l));
+    return parseVerdict(row?.verdict);
+  }
   const [bucket] = await touchBucket.rows(tx, [l.webhookId, l.burst, l.now]);
   const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
@@ -72,14 +83,49 @@ export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmis
   return { kind: "admitted" };
 }
 
-/** PostgreSQL: the same decision in one round trip (migration 0005's function). */
-async function admitOnPostgres(db: Db, l: CallLimits): Promise<CallAdmission> {
-  const [row] = await admitOnServer.rows(db, [l.webhookId, l.orgId, l.rate, l.burst, l.orgMonthlyCalls, l.webhookMonthlyCalls, l.month, l.now]);
-  const [kind, detail] = (row?.verdict ?? "").split(":");
+/**
+ * The call's admission, then (when admitted) its delivery row. SQLite: both inside the caller's
+ * transaction. PostgreSQL: one round trip, the admission committed on its own first (see
+ * {@link admitOnServer}); `db` must not be a transaction there.
+ */
+export async function admitAndRecord(db: Db, l: CallLimits, row: NewDelivery): Promise<CallAdmission> {
+  if (isPostgres(db)) return (await deliverOnPostgres(db, l, { row })).admission;
+  const admission = await admitWebhookCall(db, l);
+  if (admission.kind === "admitted") await insertDelivery(db, row);
+  return admission;
+}
+
+/** PostgreSQL: the call's admission, then (when admitted) `launch_delivery`'s answer, in one round trip. */
+export async function admitAndLaunch(
+  db: Db, l: CallLimits, launch: { teamId: string; run: RunRow; row: NewDelivery },
+): Promise<{ admission: CallAdmission; launch?: LaunchDeliveryOutcome }> {
+  const { admission, outcome } = await deliverOnPostgres(db, l, launch);
+  if (admission.kind !== "admitted") return { admission };
+  if (!outcome || outcome.kind === "recorded") throw new Error(`deliver_webhook_call answered ${JSON.stringify(outcome)} to a launch`);
+  return { admission, launch: outcome };
+}
+
+type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" };
+
+async function deliverOnPostgres(
+  db: Db, l: CallLimits, write: { teamId?: string; run?: RunRow; row: NewDelivery },
+): Promise<{ admission: CallAdmission; outcome: DeliveryWriteOutcome | null }> {
+  const run = write.run ? JSON.stringify(write.run) : null;
+  const [row] = await deliverOnServer.rows(db, [...limitParams(l), write.teamId ?? null, run, JSON.stringify(write.row)]);
+  return { admission: parseVerdict(row?.verdict), outcome: row?.outcome ?? null };
+}
+
+function limitParams(l: CallLimits): unknown[] {
+  return [l.webhookId, l.orgId, l.rate, l.burst, l.orgMonthlyCalls, l.webhookMonthlyCalls, l.month, l.now];
+}
+
+/** `admit_webhook_call`'s text answer. */
+function parseVerdict(verdict: string | undefined): CallAdmission {
+  const [kind, detail] = (verdict ?? "").split(":");
   if (kind === "admitted") return { kind: "admitted" };
   if (kind === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: Number(detail) };
   if (kind === "quota_exceeded") return { kind: "quota_exceeded", scope: detail === "org" ? "org" : "webhook" };
-  throw new Error(`admit_webhook_call answered ${JSON.stringify(row?.verdict)}`);
+  throw new Error(`admit_webhook_call answered ${JSON.stringify(verdict)}`);
 }
 
 /** Webhook calls this month, for an org or one webhook. */

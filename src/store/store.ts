@@ -41,7 +41,8 @@ export interface Store {
    * A write that is one statement on PostgreSQL, durable when the promise resolves unless the
    * statement turns `synchronous_commit` off for itself (only the call admission does, and
    * says why). PostgreSQL runs it in autocommit, with no BEGIN/COMMIT round trips around it (its
-   * rows are locked for that statement only); SQLite runs `fn` atomically in the shared commit
+   * rows are locked for that statement only; a procedure may commit inside it, as the
+   * delivery's admission-and-write does); SQLite runs `fn` atomically in the shared commit
    * of {@link tx}, where an autocommit statement would pay a commit of its own.
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T>;

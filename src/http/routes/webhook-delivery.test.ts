@@ -1,6 +1,8 @@
 import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { monthOf } from "../../core/month.js";
+import { monthlyWebhookCalls } from "../../store/intake.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
 const examples = loadGithubExamples();
@@ -96,6 +98,35 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
       expect(JSON.parse(last.body).detail).toBe("monthly call quota exceeded");
       expect((await deliveries(hook.id)).filter((d) => d.status === "quota_exceeded")).toHaveLength(3);
     });
+  });
+
+  describe("a refused call is refused whatever its body, and counted nowhere", () => {
+    // The body is proven and parsed before the admission is written (they are one write), so
+    // each body kind is sent as a webhook's first refused call, then again once the refusal
+    // is known to this process (the admission then goes first, alone).
+    const bodies = {
+      "a bad signature": (hook: { id: string }) =>
+        deliver("forge_b", hook.id, prOpened("1".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }),
+      "a filtered event": (hook: { id: string; token: string }) => github(hook, JSON.stringify({ zen: "ping" }), "ping"),
+      "a launching pull request": (hook: { id: string; token: string }) => github(hook, prOpened("2".repeat(40))),
+    };
+    for (const [refusal, limits, status, detail] of [
+      ["an empty bucket", { burst: 1, rate: 0.001 }, "rate_limited", "webhook rate limit exceeded"],
+      ["the webhook's monthly quota", { monthly_call_limit: 1 }, "quota_exceeded", "monthly call quota exceeded"],
+    ] as const) {
+      it.each(Object.keys(bodies))(`${refusal}: %s answers 429`, async (name) => {
+        const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], ...limits });
+        expect((await github(hook, prOpened("3".repeat(40)))).statusCode).toBe(200);
+        for (let i = 0; i < 2; i++) {
+          const r = await bodies[name as keyof typeof bodies](hook);
+          expect(r.statusCode, `send ${i + 1}`).toBe(429);
+          expect(JSON.parse(r.body).detail).toBe(detail);
+        }
+        const rows = await deliveries(hook.id);
+        expect(rows.map((d) => d.status).sort()).toEqual(["launched", status, status]);
+        expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(1);
+      });
+    }
   });
 
   describe("forge_b pull requests", () => {
@@ -311,13 +342,17 @@ describe.each(storeKinds())("deliveries with SERVICE_INTAKE_THREADS=1 on %s", (k
       expect([launched.statusCode, replay.statusCode, forged.statusCode]).toEqual([200, 200, 401]);
       expect([JSON.parse(launched.body).status, JSON.parse(replay.body).status].sort()).toEqual(["duplicate", "launched"]);
       expect(t.services.bodies.offloaded).toBe(3);
-      // A throttled body is hashed for its row, never proven or parsed.
+      // The first throttled body is proven and parsed: its admission was to be written with
+      // its outcome. While the bucket stays empty, the next is hashed for its row only.
       const limited = await send(body, sign(made.token, body));
       expect(limited.statusCode).toBe(429);
-      expect(t.services.bodies.offloaded).toBe(3);
+      expect(t.services.bodies.offloaded).toBe(4);
+      const limitedAgain = await send(body, sign(made.token, body));
+      expect(limitedAgain.statusCode).toBe(429);
+      expect(t.services.bodies.offloaded).toBe(4);
 
       const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${made.config.id}/deliveries`)).body.deliveries as any[];
-      expect(rows.map((r) => r.status).sort()).toEqual(["duplicate", "invalid", "launched", "rate_limited"]);
+      expect(rows.map((r) => r.status).sort()).toEqual(["duplicate", "invalid", "launched", "rate_limited", "rate_limited"]);
       const hash = createHash("sha256").update(body).digest("hex");
       for (const row of rows) expect(row.payload_sha256, row.status).toBe(hash);
     } finally {

@@ -6,6 +6,7 @@ import { m0004Intake } from "./0004-intake.js";
 import { m0005PgCallAdmission } from "./0005-pg-call-admission.js";
 import { m0006PgLaunchRun } from "./0006-pg-launch-run.js";
 import { m0007PgLaunchDelivery } from "./0007-pg-launch-delivery.js";
+import { m0008PgDeliverWebhookCall } from "./0008-pg-deliver-webhook-call.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "0005_pg_call_admission": m0005PgCallAdmission,
   "0006_pg_launch_run": m0006PgLaunchRun,
   "0007_pg_launch_delivery": m0007PgLaunchDelivery,
+  "0008_pg_deliver_webhook_call": m0008PgDeliverWebhookCall,
 };
