@@ -39,6 +39,7 @@ export function renderMarkdown(run) {
     }
     if (r.requests != null) bits.push(`${int(r.requests)} requests, ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
     if (r.achievedRate != null) bits.push(`achieved ${r.achievedRate.toFixed(0)} requests/s of ${r.rateTarget}`);
+    if (r.bareAround) bits.push(`bare ceiling just before and after: ${r.bareAround.map(int).join(" and ")} req/s (× bare is to their mean)`);
     if (r.rssPerProcess?.length > 1) bits.push(`RSS per process ${r.rssPerProcess.map(mb).join(" + ")}`);
     if (r.note) bits.push(r.note);
     if (bits.length) lines.push(`- **${r.name}** (${r.store}): ${bits.join("; ")}.`);
@@ -46,7 +47,7 @@ export function renderMarkdown(run) {
   for (const n of run.notes) lines.push(`- ${n}`);
   lines.push(
     "",
-    "Method: req/s is requests completed ÷ wall time of the measured window; latency is wrk's (from the send to the last byte of the answer, no coordinated-omission correction: wrk2 is not in Debian, so the fixed rate is paced by a per-thread slot schedule in `bench/lua/delivery.lua` and the achieved rate is reported). With 2 processes two wrk instances run at once and the table shows the worse percentile of the two. Peak RSS resets each process's high-water mark (`/proc/PID/clear_refs`) before the window and reads VmHWM after, and sums over processes. × bare divides by the bare node:http server's req/s measured in the same run with the same requests.",
+    "Method: req/s is requests completed ÷ wall time of the measured window; latency is wrk's (from the send to the last byte of the answer, no coordinated-omission correction: wrk2 is not in Debian, so the fixed rate is paced by a per-thread slot schedule in `bench/lua/delivery.lua` and the achieved rate is reported). With 2 processes two wrk instances run at once and the table shows the worse percentile of the two. Peak RSS resets each process's high-water mark (`/proc/PID/clear_refs`) before the window and reads VmHWM after, and sums over processes. × bare divides by the bare node:http server's req/s measured in the same run with the same requests: for the SQLite scenarios, by the mean of the bare server's runs just before and just after the scenario (the one after is the next scenario's before); elsewhere by the ceiling's first row.",
     "",
   );
   return lines.join("\n");
