@@ -46,17 +46,15 @@ export class Compiled<Row = unknown> {
 }
 
 /**
- * `insert into <table> (<columns>) values (?, …)` with the columns in a fixed order. Every
- * column is written, so a value the row leaves out takes `defaults` (the table's own column
- * defaults, repeated here), else NULL.
+ * `insert into <table> (<columns>) values (?, …)` writing every column, in `columns`' key order.
+ * `columns` names each column with the value a row that leaves it out gets (the table's own
+ * column default, repeated here, or null). Its type asks for every key of `Row`, so a column
+ * added to the table and not listed here fails to compile, by name.
  */
-export function compiledInsert<Row extends Record<string, unknown>>(
-  table: string,
-  columns: readonly (keyof Row & string)[],
-  defaults: Partial<Row> = {},
-) {
-  const statement = new Compiled(`insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`);
-  return (db: Kysely<any>, row: Row) => statement.run(db, columns.map((c) => row[c] ?? defaults[c] ?? null));
+export function compiledInsert<Row extends Record<string, unknown>>(table: string, columns: { [K in keyof Required<Row>]: Row[K] | null }) {
+  const names = Object.keys(columns) as (keyof Row & string)[];
+  const statement = new Compiled(`insert into "${table}" (${names.map((c) => `"${c}"`).join(", ")}) values (${names.map(() => "?").join(", ")})`);
+  return (db: Kysely<any>, row: Row) => statement.run(db, names.map((c) => row[c] ?? columns[c] ?? null));
 }
 
 /** True when `db` (or a transaction of it) runs on PostgreSQL. */
