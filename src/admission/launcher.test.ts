@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
 import { isUniqueViolation } from "../store/errors.js";
+import { monthlyWebhookCalls } from "../store/intake.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchRequest } from "./launch-types.js";
@@ -242,5 +243,22 @@ describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
     const errors = (await t.services.metrics.launchGateErrors.get()).values;
     expect(errors.reduce((n, v) => n + v.value, 0)).toBe(2);
     expect(t.logs.join("")).toContain("failing open");
+  });
+
+  it("a recorded launch failing open admits its call once and writes its row with the run", async () => {
+    await t.store.db.schema.dropTable("team_launch_buckets").ifExists().execute();
+    const now = t.clock.now();
+    const admission = { webhookId: "whk_open", orgId: s.org.id, rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: monthOf(now), now };
+    const r = await t.services.launcher.launchRecorded(request(s.team.id), {
+      tenantId: s.team.id, idempotencyKey: "k-open", admission,
+      row: (run: RunRow) => ({
+        id: "dlv_open", tenant_id: s.team.id, webhook_id: "whk_open", provider: "generic" as const, status: "launched" as const,
+        idempotency_key: "k-open", run_id: run.id, attempts: 1, created_at: now, updated_at: now, launched_at: now,
+      }),
+    });
+    if (r.kind !== "launched") throw new Error(`not launched: ${r.kind}`);
+    expect(r.metered).toBe(false);
+    expect(await monthlyWebhookCalls(t.store.db, "webhook:whk_open", monthOf(now))).toBe(1);
+    expect(await t.store.db.selectFrom("webhook_deliveries").select("run_id").where("id", "=", "dlv_open").executeTakeFirst()).toEqual({ run_id: r.run.id });
   });
 });

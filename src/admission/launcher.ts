@@ -45,6 +45,8 @@ type TeamAndOrg = { team: TeamRow; org: OrgRow };
 /** What the launch transaction writes besides the run: a recorded row, then the caller's hook. */
 interface Hooks extends LaunchOptions {
   record?: (run: runs.RunRow) => NewDelivery;
+  /** Runs first in the transaction (and again on the fail-open path); an answer ends the launch there. */
+  before?: (tx: Db) => Promise<RecordedLaunchResult | undefined>;
 }
 
 function limitsOf({ team, org }: TeamAndOrg) {
@@ -83,19 +85,26 @@ export class Launcher {
 
   /**
    * A launch recorded as a delivery row under an idempotency key: `taken` (nothing launched)
-   * when a row holds the key already. On PostgreSQL, when no limit can apply, the key check,
-   * the team and org read and the writes are one statement (migration 0007); otherwise the key
-   * is looked up, then the gate's transaction writes the row with the run. A unique violation
-   * (a concurrent delivery won the key) rolls the launch back and reaches the caller. The
-   * call's admission (`record.admission`) is written first, in the same round trip on the
-   * one-statement path; it stays written whatever the launch's outcome.
+   * when a row holds the key already, `refused` when the call's admission (`record.admission`,
+   * written first) refuses it. The admission stays written whatever the launch's outcome.
+   * SQLite: the admission, the key check and the gate's transaction are one transaction, so one
+   * commit. PostgreSQL: when no limit can apply, the admission, the key check, the team and org
+   * read and the writes are one round trip (migrations 0007 and 0008); otherwise the admission
+   * is written on its own (its rows are every delivery's: they are not held through the gate),
+   * the key is looked up, then the gate's transaction writes the row with the run. A unique
+   * violation (a concurrent delivery won the key) rolls the launch back and reaches the caller.
    */
   async launchRecorded(request: LaunchRequest, record: RecordedLaunch): Promise<RecordedLaunchResult> {
     const { store, clock, defaults } = this.deps;
     const id = this.deps.ids.next("run");
+    const write = this.insertNew(request, id);
+    const bypassGate = request.bypassGate === true;
+    if (store.kind === "sqlite") {
+      return this.admit(request.teamId, bypassGate, write, { record: record.row, before: (tx) => this.admitAndCheckKey(tx, record) });
+    }
     let keyChecked = false;
     // The statement knows the team's and org's limits, not the platform defaults.
-    if (store.kind === "postgres" && !Object.values(defaults).some((limit) => limit > 0)) {
+    if (!Object.values(defaults).some((limit) => limit > 0)) {
       const now = clock.now();
       const month = monthOf(now);
       // The statement sets the run's org from the team; the row is rebuilt with it after.
@@ -127,7 +136,21 @@ export class Launcher {
     }
     const held = keyChecked ? undefined : await findDeliveryByKey(store.db, record.tenantId, record.idempotencyKey);
     if (held) return { kind: "taken", row: held };
-    return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, id), { record: record.row });
+    return this.admit(request.teamId, bypassGate, write, { record: record.row });
+  }
+
+  /**
+   * SQLite, first in the launch's transaction: the call's admission, then the key. Under the
+   * write lock the key check sees every row written before, so the launch cannot then lose
+   * the key to a concurrent delivery (which would roll the admission back with it).
+   */
+  private async admitAndCheckKey(tx: Db, record: RecordedLaunch): Promise<RecordedLaunchResult | undefined> {
+    if (record.admission) {
+      const answer = await admitWebhookCall(tx, record.admission);
+      if (answer.kind !== "admitted") return { kind: "refused", refusal: answer };
+    }
+    const held = await findDeliveryByKey(tx, record.tenantId, record.idempotencyKey);
+    return held && { kind: "taken", row: held };
   }
 
   /** Writes a new run under `id`. */
@@ -166,13 +189,17 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<LaunchResult> {
+  private admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult>;
+  private admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<RecordedLaunchResult>;
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<RecordedLaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
     let stage: "check" | "meter" = "check";
     try {
-      const result = await store.tx(async (tx): Promise<LaunchResult> => {
+      const result = await store.tx(async (tx): Promise<RecordedLaunchResult> => {
+        const answered = options.before && (await options.before(tx));
+        if (answered) return answered;
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
         const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
@@ -227,9 +254,11 @@ export class Launcher {
   }
 
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
-  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<LaunchResult> {
+  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<RecordedLaunchResult> {
     try {
-      return await this.deps.store.tx(async (tx) => {
+      return await this.deps.store.tx(async (tx): Promise<RecordedLaunchResult> => {
+        const answered = options.before && (await options.before(tx));
+        if (answered) return answered;
         const team = await findTeam(tx, teamId);
         if (!team) throw notFound("team");
         const { run } = await write(tx, team.org_id, now, null);

@@ -150,6 +150,7 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
       expect(row).toMatchObject({ status: "launched", run_id: launched.run_id, attempts: 1, event_kind: "pull_request", event_action: "opened" });
       expect(row.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(rows)).not.toContain('"pull_request":{');
+      expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(2);
     });
 
     it("records a bad signature as invalid with 401", async () => {
@@ -200,6 +201,8 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
       expect(retried.delivery_id).toBe(rows[0].id);
       const after = (await seed.teamAdmin.api.get(`/api/teams/${team.id}/webhooks/${hook.id}/deliveries`)).body.deliveries;
       expect(after.find((d: any) => d.id === rows[0].id)).toMatchObject({ status: "launched", attempts: 2 });
+      // Each call was admitted, so each is counted, the one the launch gate denied too.
+      expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(3);
     });
 
     it("stops every run bound to a closed pull request and launches nothing", async () => {
