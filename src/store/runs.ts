@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from "kysely";
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
 import { Compiled, compiledInsert } from "./compiled.js";
@@ -162,7 +162,8 @@ export async function reclaimExpiredRuns(db: Db, now: number): Promise<RunRow[]>
       status: "failed_resumable", failure_code: "RUNNER_LOST", failure_detail: "the runner stopped heartbeating",
       claim_token: null, lease_expires_at: null, finished_at: now, updated_at: now,
     })
-    .where("status", "=", "running")
+    // A literal, so the planner can use the partial index of running runs (migration 0009).
+    .where("status", "=", sql.lit("running"))
     .where("lease_expires_at", "<", now)
     .returningAll()
     .execute();

@@ -7,6 +7,7 @@ import { m0005PgCallAdmission } from "./0005-pg-call-admission.js";
 import { m0006PgLaunchRun } from "./0006-pg-launch-run.js";
 import { m0007PgLaunchDelivery } from "./0007-pg-launch-delivery.js";
 import { m0008PgDeliverWebhookCall } from "./0008-pg-deliver-webhook-call.js";
+import { m0009RunsPartialIndexes } from "./0009-runs-partial-indexes.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0006_pg_launch_run": m0006PgLaunchRun,
   "0007_pg_launch_delivery": m0007PgLaunchDelivery,
   "0008_pg_deliver_webhook_call": m0008PgDeliverWebhookCall,
+  "0009_runs_partial_indexes": m0009RunsPartialIndexes,
 };
