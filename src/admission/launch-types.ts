@@ -53,6 +53,12 @@ export interface RecordedLaunch {
    * PostgreSQL, on the one-statement path, both go in one round trip (migration 0008).
    */
   admission?: CallLimits;
+  /**
+   * The row this delivery records when another holds its key (not a launch_error row, which
+   * the caller retries). SQLite writes it in the same transaction and answers `taken` with
+   * `recorded`; elsewhere the caller writes it.
+   */
+  duplicate?: (holder: KeyHolder) => NewDelivery;
 }
 
 export type LaunchResult =
@@ -65,4 +71,7 @@ export type LaunchResult =
  * A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already, or
  * `refused` when the call's admission refused it (nothing launched, no row written).
  */
-export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder } | { kind: "refused"; refusal: CallRefusal };
+export type RecordedLaunchResult =
+  | LaunchResult
+  | { kind: "taken"; row: KeyHolder; recorded?: boolean }
+  | { kind: "refused"; refusal: CallRefusal };

@@ -140,9 +140,10 @@ export class Launcher {
   }
 
   /**
-   * SQLite, first in the launch's transaction: the call's admission, then the key. Under the
-   * write lock the key check sees every row written before, so the launch cannot then lose
-   * the key to a concurrent delivery (which would roll the admission back with it).
+   * SQLite, first in the launch's transaction: the call's admission, then the key, and a
+   * duplicate's own row when the key is held. Under the write lock the key check sees every
+   * row written before, so the launch cannot then lose the key to a concurrent delivery
+   * (which would roll the admission back with it).
    */
   private async admitAndCheckKey(tx: Db, record: RecordedLaunch): Promise<RecordedLaunchResult | undefined> {
     if (record.admission) {
@@ -150,7 +151,10 @@ export class Launcher {
       if (answer.kind !== "admitted") return { kind: "refused", refusal: answer };
     }
     const held = await findDeliveryByKey(tx, record.tenantId, record.idempotencyKey);
-    return held && { kind: "taken", row: held };
+    if (!held) return undefined;
+    if (!record.duplicate || held.status === "launch_error") return { kind: "taken", row: held };
+    await insertDelivery(tx, record.duplicate(held));
+    return { kind: "taken", row: held, recorded: true };
   }
 
   /** Writes a new run under `id`. */

@@ -245,14 +245,20 @@ export class DeliveryIntake {
     const newId = ids.next("dlv");
     /** A launch_error row of the same key, when this delivery retries it. */
     let retried: KeyHolder | undefined;
+    /** This delivery's own row when another holds the key, if the launch wrote it. */
+    let duplicateId: string | undefined;
     try {
       let result = await launcher.launchRecorded(request(newId), {
         tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey, admission,
         row: (run) => deliveryRow(planRow, launched(run.id), newId, plan.idempotencyKey),
+        duplicate: (holder) => {
+          duplicateId = ids.next("dlv");
+          return this.recordedRow(duplicateOf(planRow, holder), "duplicate", {}, duplicateId);
+        },
       });
       if (result.kind === "refused") return result;
       if (result.kind === "taken") {
-        if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId);
+        if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId, result.recorded ? duplicateId : undefined);
         // A launch the gate denied before: retried under the same row.
         const failedBefore = result.row;
         retried = failedBefore;
@@ -284,10 +290,10 @@ export class DeliveryIntake {
     }
   }
 
-  private async duplicate(row: Base, original: KeyHolder, botId: string): Promise<LaunchResultOf> {
-    const deliveryId = await this.recordNow({ ...row, run_id: original.run_id }, "duplicate", {
-      reason: `duplicate of ${original.id}`,
-    });
+  /** A duplicate's own row, unless the launch wrote it already (`recordedId`). */
+  private async duplicate(row: Base, original: KeyHolder, botId: string, recordedId?: string): Promise<LaunchResultOf> {
+    const deliveryId = recordedId ?? (await this.recordNow(duplicateOf(row, original), "duplicate", {}));
+    if (recordedId) this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
     return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
   }
 
@@ -331,6 +337,11 @@ export class DeliveryIntake {
  */
 function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewDelivery, "status">, id: string, key: string): NewDelivery {
   return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
+}
+
+/** A duplicate's row: the original's run, and a reason naming the original. */
+function duplicateOf(row: Base, original: KeyHolder): Base {
+  return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }
 
 /** A concurrent retry took the launch_error row first. */

@@ -150,6 +150,9 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
       expect(row).toMatchObject({ status: "launched", run_id: launched.run_id, attempts: 1, event_kind: "pull_request", event_action: "opened" });
       expect(row.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(rows)).not.toContain('"pull_request":{');
+      expect(rows.find((d) => d.id === replay.delivery_id)).toMatchObject({
+        status: "duplicate", run_id: launched.run_id, reason: `duplicate of ${launched.delivery_id}`, event_kind: "pull_request",
+      });
       expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(2);
     });
 
