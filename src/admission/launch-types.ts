@@ -54,11 +54,12 @@ export interface RecordedLaunch {
    */
   admission?: CallLimits;
   /**
-   * The row this delivery records when another holds its key (not a launch_error row, which
-   * the caller retries). SQLite writes it in the same transaction and answers `taken` with
-   * `recorded`; elsewhere the caller writes it.
+   * The row this delivery records, under `id`, when another holds its key (not a launch_error
+   * row, which the caller retries). When the launch writes it (in the same transaction on
+   * SQLite, in the same call on PostgreSQL's one-statement path, which builds the same row
+   * from the launch's), `taken` says `recorded`; otherwise the caller writes it.
    */
-  duplicate?: (holder: KeyHolder) => NewDelivery;
+  duplicate?: { id: string; row: (holder: KeyHolder) => NewDelivery };
 }
 
 export type LaunchResult =

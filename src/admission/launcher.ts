@@ -113,7 +113,7 @@ export class Launcher {
       let out: LaunchDeliveryOutcome | undefined;
       try {
         if (record.admission) {
-          const answer = await admitAndLaunch(store.db, record.admission, { teamId: request.teamId, run, row });
+          const answer = await admitAndLaunch(store.db, record.admission, { teamId: request.teamId, run, row, duplicateId: record.duplicate?.id });
           if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
           out = answer.launch;
         } else {
@@ -153,7 +153,7 @@ export class Launcher {
     const held = await findDeliveryByKey(tx, record.tenantId, record.idempotencyKey);
     if (!held) return undefined;
     if (!record.duplicate || held.status === "launch_error") return { kind: "taken", row: held };
-    await insertDelivery(tx, record.duplicate(held));
+    await insertDelivery(tx, record.duplicate.row(held));
     return { kind: "taken", row: held, recorded: true };
   }
 

@@ -245,16 +245,13 @@ export class DeliveryIntake {
     const newId = ids.next("dlv");
     /** A launch_error row of the same key, when this delivery retries it. */
     let retried: KeyHolder | undefined;
-    /** This delivery's own row when another holds the key, if the launch wrote it. */
-    let duplicateId: string | undefined;
+    /** This delivery's own row's id when another holds the key. */
+    const duplicateId = ids.next("dlv");
     try {
       let result = await launcher.launchRecorded(request(newId), {
         tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey, admission,
         row: (run) => deliveryRow(planRow, launched(run.id), newId, plan.idempotencyKey),
-        duplicate: (holder) => {
-          duplicateId = ids.next("dlv");
-          return this.recordedRow(duplicateOf(planRow, holder), "duplicate", {}, duplicateId);
-        },
+        duplicate: { id: duplicateId, row: (holder) => this.recordedRow(duplicateOf(planRow, holder), "duplicate", {}, duplicateId) },
       });
       if (result.kind === "refused") return result;
       if (result.kind === "taken") {
@@ -339,7 +336,7 @@ function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewDelivery
   return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
 }
 
-/** A duplicate's row: the original's run, and a reason naming the original. */
+/** A duplicate's row: the original's run, and a reason naming the original (migration 0010 builds the same). */
 function duplicateOf(row: Base, original: KeyHolder): Base {
   return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }

@@ -53,7 +53,7 @@ export async function loadTeamAndOrg(
 const launchDeliveryCall = new Compiled<{ out: LaunchDeliveryOutcome }>(`select launch_delivery(?, ?::jsonb, ?::jsonb, ?, ?) as "out"`);
 
 export type LaunchDeliveryOutcome =
-  | { kind: "taken"; row: KeyHolder }
+  | { kind: "taken"; row: KeyHolder; recorded?: boolean }
   | { kind: "gate" }
   | { kind: "launched"; org_id: string };
 

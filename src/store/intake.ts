@@ -51,9 +51,9 @@ const countCall = new Compiled(`update "webhook_call_counters" set "calls" = "ca
 const admitOnServer = new Compiled<{ verdict: string }>(
   `select admit_webhook_call(?, ?, ?, ?, ?, ?, ?, ?) as "verdict", set_config('synchronous_commit', 'off', true) as "async_commit"`,
 );
-/** The same admission, then the delivery's write in a second transaction (migration 0008). */
+/** The same admission, then the delivery's write in a second transaction (migrations 0008, 0010). */
 const deliverOnServer = new Compiled<{ verdict: string; outcome: DeliveryWriteOutcome | null }>(
-  `call deliver_webhook_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)`,
+  `call deliver_webhook_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
 );
 
 /**
@@ -95,9 +95,13 @@ export async function admitAndRecord(db: Db, l: CallLimits, row: NewDelivery): P
   return admission;
 }
 
-/** PostgreSQL: the call's admission, then (when admitted) `launch_delivery`'s answer, in one round trip. */
+/**
+ * PostgreSQL: the call's admission, then (when admitted) `launch_delivery`'s answer, in one
+ * round trip. With `duplicateId`, a held key (not by a launch_error row) also writes this
+ * delivery's duplicate row under that id, and `taken` says `recorded`.
+ */
 export async function admitAndLaunch(
-  db: Db, l: CallLimits, launch: { teamId: string; run: RunRow; row: NewDelivery },
+  db: Db, l: CallLimits, launch: { teamId: string; run: RunRow; row: NewDelivery; duplicateId?: string },
 ): Promise<{ admission: CallAdmission; launch?: LaunchDeliveryOutcome }> {
   const { admission, outcome } = await deliverOnPostgres(db, l, launch);
   if (admission.kind !== "admitted") return { admission };
@@ -108,10 +112,11 @@ export async function admitAndLaunch(
 type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" };
 
 async function deliverOnPostgres(
-  db: Db, l: CallLimits, write: { teamId?: string; run?: RunRow; row: NewDelivery },
+  db: Db, l: CallLimits, write: { teamId?: string; run?: RunRow; row: NewDelivery; duplicateId?: string },
 ): Promise<{ admission: CallAdmission; outcome: DeliveryWriteOutcome | null }> {
   const run = write.run ? JSON.stringify(write.run) : null;
-  const [row] = await deliverOnServer.rows(db, [...limitParams(l), write.teamId ?? null, run, JSON.stringify(write.row)]);
+  const params = [...limitParams(l), write.teamId ?? null, run, JSON.stringify(write.row), write.duplicateId ?? null];
+  const [row] = await deliverOnServer.rows(db, params);
   return { admission: parseVerdict(row?.verdict), outcome: row?.outcome ?? null };
 }
 

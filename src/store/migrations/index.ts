@@ -8,6 +8,7 @@ import { m0006PgLaunchRun } from "./0006-pg-launch-run.js";
 import { m0007PgLaunchDelivery } from "./0007-pg-launch-delivery.js";
 import { m0008PgDeliverWebhookCall } from "./0008-pg-deliver-webhook-call.js";
 import { m0009RunsPartialIndexes } from "./0009-runs-partial-indexes.js";
+import { m0010PgDeliverDuplicate } from "./0010-pg-deliver-duplicate.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0007_pg_launch_delivery": m0007PgLaunchDelivery,
   "0008_pg_deliver_webhook_call": m0008PgDeliverWebhookCall,
   "0009_runs_partial_indexes": m0009RunsPartialIndexes,
+  "0010_pg_deliver_duplicate": m0010PgDeliverDuplicate,
 };
