@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
+import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: the webhook call admission as one server-side function, so a delivery takes
@@ -9,7 +10,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
  */
 export const m0005PgCallAdmission: Migration = {
   async up(db: Kysely<any>) {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(db)) return;
     await sql`
       create or replace function admit_webhook_call(
         p_webhook text, p_org text, p_rate double precision, p_burst double precision,

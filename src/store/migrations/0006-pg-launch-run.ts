@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
+import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: the writes of a launch that no limit needs to lock for (the run, the row
@@ -9,7 +10,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
  */
 export const m0006PgLaunchRun: Migration = {
   async up(db: Kysely<any>) {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(db)) return;
     await sql`
       create or replace function launch_run(p_run jsonb, p_delivery jsonb, p_month text, p_now bigint)
       returns void language plpgsql as $fn$

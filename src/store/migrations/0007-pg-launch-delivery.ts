@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
+import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: a webhook delivery's launch in one round trip. `launch_delivery` answers
@@ -12,7 +13,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
  */
 export const m0007PgLaunchDelivery: Migration = {
   async up(db: Kysely<any>) {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(db)) return;
     await sql`
       create or replace function launch_delivery(p_team text, p_run jsonb, p_delivery jsonb, p_month text, p_now bigint)
       returns jsonb language plpgsql as $fn$

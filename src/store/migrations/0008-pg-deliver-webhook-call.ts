@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
+import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: a webhook delivery's admission and its write in one round trip, as two
@@ -14,7 +15,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
  */
 export const m0008PgDeliverWebhookCall: Migration = {
   async up(db: Kysely<any>) {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(db)) return;
     await sql`
       create or replace procedure deliver_webhook_call(
         p_webhook text, p_org text, p_rate double precision, p_burst double precision,

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely, type Migration } from "kysely";
+import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: `deliver_webhook_call` (0008) also writes a duplicate's own row. Given
@@ -11,7 +12,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from "kysely";
  */
 export const m0010PgDeliverDuplicate: Migration = {
   async up(db: Kysely<any>) {
-    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(db)) return;
     await sql`
       drop procedure if exists deliver_webhook_call(
         text, text, double precision, double precision, bigint, bigint, text, bigint, text, jsonb, jsonb, text, jsonb
