@@ -110,21 +110,35 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
       "a filtered event": (hook: { id: string; token: string }) => github(hook, JSON.stringify({ zen: "ping" }), "ping"),
       "a launching pull request": (hook: { id: string; token: string }) => github(hook, prOpened("2".repeat(40))),
     };
-    for (const [refusal, limits, status, detail] of [
-      ["an empty bucket", { burst: 1, rate: 0.001 }, "rate_limited", "webhook rate limit exceeded"],
-      ["the webhook's monthly quota", { monthly_call_limit: 1 }, "quota_exceeded", "monthly call quota exceeded"],
+    type RefusedHook = { id: string; token: string; teamId: string; counter: `org:${string}` | `webhook:${string}` };
+    const onSeedTeam = async (limits: Record<string, unknown>): Promise<RefusedHook> => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], ...limits });
+      return { ...hook, teamId: seed.team.id, counter: `webhook:${hook.id}` as const };
+    };
+    /** An org of its own, allowed one webhook call a month. */
+    const inSpentOrg = async (): Promise<RefusedHook> => {
+      const org = (await seed.admin.post("/api/admin/orgs", { name: `quota-${Math.random()}`, monthly_webhook_calls: 1 })).body;
+      const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "quota" })).body;
+      const made = (await seed.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+      return { id: made.config.id as string, token: made.token as string, teamId: team.id as string, counter: `org:${org.id}` as const };
+    };
+    for (const [refusal, makeHook, status, detail, reason] of [
+      ["an empty bucket", () => onSeedTeam({ burst: 1, rate: 0.001 }), "rate_limited", "webhook rate limit exceeded", "webhook rate limit"],
+      ["the webhook's monthly quota", () => onSeedTeam({ monthly_call_limit: 1 }), "quota_exceeded", "monthly call quota exceeded", "monthly call quota exceeded (webhook)"],
+      ["the org's monthly quota", inSpentOrg, "quota_exceeded", "monthly call quota exceeded", "monthly call quota exceeded (org)"],
     ] as const) {
       it.each(Object.keys(bodies))(`${refusal}: %s answers 429`, async (name) => {
-        const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], ...limits });
+        const hook = await makeHook();
         expect((await github(hook, prOpened("3".repeat(40)))).statusCode).toBe(200);
         for (let i = 0; i < 2; i++) {
           const r = await bodies[name as keyof typeof bodies](hook);
           expect(r.statusCode, `send ${i + 1}`).toBe(429);
           expect(JSON.parse(r.body).detail).toBe(detail);
         }
-        const rows = await deliveries(hook.id);
+        const rows = (await seed.admin.get(`/api/teams/${hook.teamId}/webhooks/${hook.id}/deliveries`)).body.deliveries as any[];
         expect(rows.map((d) => d.status).sort()).toEqual(["launched", status, status]);
-        expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(1);
+        for (const row of rows.filter((d) => d.status === status)) expect(row.reason).toBe(reason);
+        expect(await monthlyWebhookCalls(t.store.db, hook.counter, monthOf(t.clock.now()))).toBe(1);
       });
     }
   });
