@@ -10,21 +10,58 @@ const CHECKPOINT_EVERY_MS = 2000;
  * 21–23 ms with it, 6.6–7.2 ms with these small flushes.
  */
 const WAL_FLUSH_EVERY_MS = 100;
+/**
+ * A WAL of at least this many frames (SQLite's own automatic checkpoint threshold, ~4 MB) is
+ * restarted under a brief pause of the store's writes when commits kept it from restarting.
+ */
+const RESTART_AFTER_FRAMES = 1000;
+/** The longest the store's writes wait for a restart; past it they go on, and it is retried. */
+const HOLD_MAX_MS = 50;
+
+/** How often the worker checkpoints and flushes; tests shorten them. */
+export interface CheckpointTiming {
+  everyMs: number;
+  flushEveryMs: number;
+}
+
+const DEFAULT_TIMING: CheckpointTiming = { everyMs: CHECKPOINT_EVERY_MS, flushEveryMs: WAL_FLUSH_EVERY_MS };
 
 // Plain CommonJS run by the worker (eval), so it loads the same way from src/ and dist/.
+// Messages: the worker sends "hold" and then "release"; the service answers "held" once its
+// writes wait, and sends "stop" to close.
 const WORKER_SOURCE = `
 const fs = require("node:fs");
 const { workerData, parentPort } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma("busy_timeout = 5000");
-const checkpoint = () => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} };
+// { busy, log, checkpointed }: the WAL's frames when the checkpoint began, and how many of them
+// are now in the database file.
+const checkpoint = () => { try { return db.pragma("wal_checkpoint(PASSIVE)")[0]; } catch { return undefined; } };
+let holding = false;
+const tick = () => {
+  const done = checkpoint();
+  if (holding || done === undefined || done.log < workerData.restartAfterFrames) return;
+  // The next write restarts the WAL at its start only if no commit came in after a complete
+  // checkpoint, which never happens under steady writes: the WAL would grow without bound.
+  // Copy what came in during the long checkpoint now, then ask the service to pause its
+  // writes for a short last one.
+  checkpoint();
+  holding = true;
+  parentPort.postMessage("hold");
+};
 let wal;
 // Flushing through a read-only descriptor is allowed on Linux and macOS; elsewhere it fails
 // quietly and the checkpoint's own sync does the work.
 const flushWal = () => { try { wal ??= fs.openSync(workerData.file + "-wal", "r"); fs.fdatasyncSync(wal); } catch {} };
-const timers = [setInterval(checkpoint, workerData.everyMs), setInterval(flushWal, workerData.flushEveryMs)];
-parentPort.on("message", () => {
+const timers = [setInterval(tick, workerData.everyMs), setInterval(flushWal, workerData.flushEveryMs)];
+parentPort.on("message", (message) => {
+  if (message === "held") {
+    checkpoint();
+    holding = false;
+    parentPort.postMessage("release");
+    return;
+  }
   timers.forEach(clearInterval);
   checkpoint();
   if (wal !== undefined) fs.closeSync(wal);
@@ -32,6 +69,9 @@ parentPort.on("message", () => {
   parentPort.close();
 });
 `;
+
+/** Runs `whileHeld` with the store's writes waiting, and resolves when they may go on. */
+export type HoldWrites = (whileHeld: () => Promise<void>) => Promise<void>;
 
 export interface Checkpointer {
   /** A last checkpoint, then the worker's connection closes. */
@@ -43,14 +83,37 @@ export interface Checkpointer {
  * commit crosses 1000 pages, synchronously, on the event loop; here a worker thread with a
  * connection of its own checkpoints PASSIVE (never blocking writers) every 2 s instead, and
  * flushes the WAL's written pages every 100 ms so that no sync is large; the service's
- * connection turns automatic checkpoints off. Durability is unchanged:
- * commits are durable in the WAL before any checkpoint.
+ * connection turns automatic checkpoints off. A WAL restarts at its start only at a write
+ * that finds it wholly copied back, so under steady writes the worker catches up during a
+ * pause of the service's writes (`hold`, milliseconds, at most once a checkpoint): the WAL stays
+ * the size of two seconds of commits, reused in place. Durability is unchanged: commits are
+ * durable in the WAL before any checkpoint, and the held writes wait, they do not fail.
  */
-export function startCheckpointer(file: string): Checkpointer {
+export function startCheckpointer(file: string, hold: HoldWrites, timing: CheckpointTiming = DEFAULT_TIMING): Checkpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_EVERY_MS, flushEveryMs: WAL_FLUSH_EVERY_MS } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, ...timing, restartAfterFrames: RESTART_AFTER_FRAMES } });
   worker.unref();
-  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  let release: (() => void) | undefined;
+  const held = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => release?.(), HOLD_MAX_MS);
+      release = () => {
+        clearTimeout(timer);
+        release = undefined;
+        resolve();
+      };
+      worker.postMessage("held");
+    });
+  worker.on("message", (message) => {
+    if (message === "release") release?.();
+    else if (message === "hold") void hold(held).catch(() => release?.());
+  });
+  const exited = new Promise<void>((resolve) =>
+    worker.once("exit", () => {
+      release?.();
+      resolve();
+    }),
+  );
   return {
     async stop() {
       // Unreferenced, the worker would not keep the process up until it has stopped.

@@ -14,7 +14,7 @@ import {
 } from "kysely";
 import type pg from "pg";
 import type { Database } from "./schema/index.js";
-import { startCheckpointer } from "./checkpointer.js";
+import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, type Prepare } from "./group-commit.js";
 import { preparedStatements } from "./pg-prepared.js";
 import { migrateToLatest } from "./migrate.js";
@@ -57,6 +57,8 @@ export interface StoreOptions {
   /** SQLite file; `:memory:` for a private in-memory store. */
   sqlitePath?: string;
   sqliteSync?: "normal" | "full";
+  /** When a file store's worker checkpoints and flushes its WAL; tests shorten it. */
+  sqliteCheckpoint?: CheckpointTiming;
   /** PostgreSQL schema to use (tests use one schema per store). */
   pgSchema?: string;
   pgPoolSize?: number;
@@ -89,11 +91,13 @@ function openSqlite(options: StoreOptions): Store {
   // Each transaction of a shared commit runs in a savepoint, whose undo copies of the pages it
   // touches go to a temporary store: in memory, not in a temp file written on every first touch.
   raw.pragma("temp_store = MEMORY");
-  // A file store checkpoints in a worker thread, not inside request commits.
-  const checkpointer = file === ":memory:" ? undefined : startCheckpointer(file);
-  if (checkpointer) raw.pragma("wal_autocheckpoint = 0");
   const prepare = statementCache(raw);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withPrepare(raw, prepare)) });
+  // A file store checkpoints in a worker thread, not inside request commits. Every write
+  // (a shared commit included) holds Kysely's one connection, so holding it pauses them all.
+  const checkpointer =
+    file === ":memory:" ? undefined : startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint);
+  if (checkpointer) raw.pragma("wal_autocheckpoint = 0");
   const group = new GroupCommit(db, prepare);
   return {
     kind: "sqlite",
