@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import { monthlyWebhookCalls } from "../store/intake.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunRow } from "../store/runs.js";
+import { findOrgUsage } from "../store/usage.js";
 import type { LaunchRequest } from "./launch-types.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
@@ -12,9 +13,9 @@ const request = (teamId: string, extra: Partial<LaunchRequest> = {}): LaunchRequ
   teamId, botId: "review-pr", vars: { a: "1" }, source: "api", actor: { userId: null, kind: "user" }, ...extra,
 });
 
+/** The month's run count as the gate reads it (on PostgreSQL, the org row plus its tallies). */
 async function orgRuns(t: TestApp, orgId: string): Promise<number> {
-  const row = await t.store.db.selectFrom("org_usage").select("runs").where("org_id", "=", orgId).where("month", "=", monthOf(t.clock.now())).executeTakeFirst();
-  return Number(row?.runs ?? 0);
+  return (await findOrgUsage(t.store.db, orgId, monthOf(t.clock.now()))).runs;
 }
 
 async function runCount(t: TestApp, teamId: string): Promise<number> {
@@ -205,6 +206,34 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(r.kind === "denied" && r.denial.error).toBe(error);
     expect(await runCount(t, team.id)).toBe(before);
     expect(await t.store.db.selectFrom("webhook_deliveries").select("id").where("tenant_id", "=", team.id).execute()).toEqual([]);
+  });
+
+  // On PostgreSQL a recorded launch that no limit locks counts on one of the org's tallies
+  // (migration 0011): a quota set later, and a hand-back, take the whole count.
+  it("counts recorded launches toward a run quota set later, and hands one back from the whole count", async () => {
+    const org = await newOrg(s);
+    const team = await newTeam(t, s, org.id);
+    const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
+    const launch = (key: string) =>
+      t.services.launcher.launchRecorded(request(team.id), {
+        tenantId: team.id, idempotencyKey: key,
+        row: (run: RunRow) => ({
+          id: `dlv_${key}_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const,
+          idempotency_key: key, run_id: run.id, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(),
+        }),
+      });
+    const first = await launch("q1");
+    for (const key of ["q2", "q3"]) expect((await launch(key)).kind).toBe("launched");
+    expect(await orgRuns(t, org.id)).toBe(3);
+    if (first.kind !== "launched") throw new Error("not launched");
+    await t.services.launcher.failAfterAdmission(first.run.id, "x");
+    expect(await orgRuns(t, org.id)).toBe(2);
+
+    expect((await s.admin.patch(`/api/admin/orgs/${org.id}`, { monthly_run_quota: 3 })).status).toBe(200);
+    expect((await launch("q4")).kind).toBe("launched");
+    const over = await launch("q5");
+    expect(over.kind === "denied" && over.denial.error).toBe("monthly_run_quota_exceeded");
+    expect(await orgRuns(t, org.id)).toBe(3);
   });
 
   it("resumes a failed run as a new, metered attempt; a queued run cannot be resumed", async () => {

@@ -1,12 +1,12 @@
 import { sql } from "kysely";
-import { Compiled } from "./compiled.js";
+import { Compiled, isPostgres } from "./compiled.js";
 import type { Db } from "./store.js";
 
 /** Org counters for one UTC month; zeros when the month has no row yet. */
 export async function findOrgUsage(db: Db, orgId: string, month: string) {
   const row = await db.selectFrom("org_usage").selectAll().where("org_id", "=", orgId).where("month", "=", month).executeTakeFirst();
   return {
-    runs: Number(row?.runs ?? 0),
+    runs: Number(row?.runs ?? 0) + (isPostgres(db) ? await talliedRuns(db, orgId, month) : 0),
     costMicro: Number(row?.cost_micro ?? 0),
     inputTokens: Number(row?.input_tokens ?? 0),
     outputTokens: Number(row?.output_tokens ?? 0),
@@ -22,8 +22,32 @@ const upsertOrgRuns = new Compiled(
      "runs" = case when "org_usage"."runs" + ? < 0 then 0 else "org_usage"."runs" + ? end, "updated_at" = ?`,
 );
 
-/** Adds `delta` runs (never below 0) to the org's month: the metering step of the gate. */
+/** Runs of the month counted on its tallies (PostgreSQL, migration 0011). */
+async function talliedRuns(db: Db, orgId: string, month: string): Promise<number> {
+  const row = await db
+    .selectFrom("org_run_tallies")
+    .select((eb) => eb.fn.sum<number | string | null>("runs").as("n"))
+    .where("org_id", "=", orgId)
+    .where("month", "=", month)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Moves the month's tallies into `org_usage.runs` (PostgreSQL, migration 0011). */
+const foldTallies = new Compiled(
+  `with folded as (delete from "org_run_tallies" where "org_id" = ? and "month" = ? returning "runs")
+   insert into "org_usage" ("org_id", "month", "runs", "cost_micro", "input_tokens", "output_tokens", "aggregate_tokens", "updated_at")
+   select ?, ?, sum("runs"), 0, 0, 0, 0, ? from folded having count(*) > 0
+   on conflict ("org_id", "month") do update set "runs" = "org_usage"."runs" + excluded."runs", "updated_at" = excluded."updated_at"`,
+);
+
+/**
+ * Adds `delta` runs (never below 0) to the org's month: the metering step of the gate, and
+ * with -1 a launch's hand-back. A hand-back folds the month's tallies in first, so the floor
+ * applies to the whole count.
+ */
 export async function addOrgRuns(db: Db, orgId: string, month: string, delta: number, now: number): Promise<void> {
+  if (delta < 0 && isPostgres(db)) await foldTallies.run(db, [orgId, month, orgId, month, now]);
   await upsertOrgRuns.run(db, [orgId, month, Math.max(0, delta), now, delta, delta, now]);
 }
 

@@ -9,6 +9,7 @@ import { m0007PgLaunchDelivery } from "./0007-pg-launch-delivery.js";
 import { m0008PgDeliverWebhookCall } from "./0008-pg-deliver-webhook-call.js";
 import { m0009RunsPartialIndexes } from "./0009-runs-partial-indexes.js";
 import { m0010PgDeliverDuplicate } from "./0010-pg-deliver-duplicate.js";
+import { m0011PgOrgRunTallies } from "./0011-pg-org-run-tallies.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   "0008_pg_deliver_webhook_call": m0008PgDeliverWebhookCall,
   "0009_runs_partial_indexes": m0009RunsPartialIndexes,
   "0010_pg_deliver_duplicate": m0010PgDeliverDuplicate,
+  "0011_pg_org_run_tallies": m0011PgOrgRunTallies,
 };

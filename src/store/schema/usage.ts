@@ -13,6 +13,18 @@ export interface OrgUsageTable {
 }
 
 /**
+ * PostgreSQL only (migration 0011): more of an org's month's runs, counted by launches no
+ * limit locks, one row per slot so concurrent connections seldom write the same row. The
+ * month's run count is `org_usage.runs` plus these.
+ */
+export interface OrgRunTalliesTable {
+  org_id: string;
+  month: string;
+  slot: number;
+  runs: number;
+}
+
+/**
  * The credential ledger: one meter row per (fingerprint, provider, tier, tenant, month, repo).
  * `repo` is '' when the run named no repository (a key column cannot be NULL on PostgreSQL).
  * Metered money and subscription estimates are kept apart and never summed.
@@ -36,5 +48,6 @@ export interface CredentialUsageTable {
 
 export interface UsageTables {
   org_usage: OrgUsageTable;
+  org_run_tallies: OrgRunTalliesTable;
   credential_usage: CredentialUsageTable;
 }
