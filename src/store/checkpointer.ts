@@ -38,22 +38,23 @@ db.pragma("busy_timeout = 5000");
 // { busy, log, checkpointed }: the WAL's frames when the checkpoint began, and how many of them
 // are now in the database file.
 const checkpoint = () => { try { return db.pragma("wal_checkpoint(PASSIVE)")[0]; } catch { return undefined; } };
+let wal;
+// Flushing through a read-only descriptor is allowed on Linux and macOS; elsewhere it fails
+// quietly and the checkpoint's own sync does the work.
+const flushWal = () => { try { wal ??= fs.openSync(workerData.file + "-wal", "r"); fs.fdatasyncSync(wal); } catch {} };
 let holding = false;
 const tick = () => {
   const done = checkpoint();
   if (holding || done === undefined || done.log < workerData.restartAfterFrames) return;
   // The next write restarts the WAL at its start only if no commit came in after a complete
   // checkpoint, which never happens under steady writes: the WAL would grow without bound.
-  // Copy what came in during the long checkpoint now, then ask the service to pause its
-  // writes for a short last one.
+  // Copy what came in during the long checkpoint now, and flush the WAL, then ask the
+  // service to pause its writes for a short last one: what it copies and syncs is small.
   checkpoint();
+  flushWal();
   holding = true;
   parentPort.postMessage("hold");
 };
-let wal;
-// Flushing through a read-only descriptor is allowed on Linux and macOS; elsewhere it fails
-// quietly and the checkpoint's own sync does the work.
-const flushWal = () => { try { wal ??= fs.openSync(workerData.file + "-wal", "r"); fs.fdatasyncSync(wal); } catch {} };
 const timers = [setInterval(tick, workerData.everyMs), setInterval(flushWal, workerData.flushEveryMs)];
 parentPort.on("message", (message) => {
   if (message === "held") {
