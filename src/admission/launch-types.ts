@@ -1,5 +1,5 @@
 import type { Db } from "../store/store.js";
-import type { KeyHolder, NewDelivery } from "../store/deliveries.js";
+import type { duplicateRow, KeyHolder, NewDelivery } from "../store/deliveries.js";
 import type { CallLimits, CallRefusal } from "../store/intake.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
@@ -54,12 +54,11 @@ export interface RecordedLaunch {
    */
   admission?: CallLimits;
   /**
-   * The row this delivery records, under `id`, when another holds its key (not a launch_error
-   * row, which the caller retries). When the launch writes it (in the same transaction on
-   * SQLite, in the same call on PostgreSQL's one-statement path, which builds the same row
-   * from the launch's), `taken` says `recorded`; otherwise the caller writes it.
+   * The id of the row this delivery records when another holds its key (not a launch_error
+   * row, which the caller retries): when the launch writes it ({@link duplicateRow}, in the
+   * same call), `taken` says `recorded`; otherwise the caller writes it.
    */
-  duplicate?: { id: string; row: (holder: KeyHolder) => NewDelivery };
+  duplicateId?: string;
 }
 
 export type LaunchResult =

@@ -5,10 +5,10 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, launchDelivery, loadTeamAndOrg, putLaunchBucket, type LaunchDeliveryOutcome } from "../store/admission.js";
+import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket, type LaunchDeliveryOutcome } from "../store/admission.js";
 import { findDeliveryByKey, insertDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { admitAndLaunch, admitWebhookCall } from "../store/intake.js";
+import { admitWebhookCall } from "../store/intake.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
@@ -45,8 +45,6 @@ type TeamAndOrg = { team: TeamRow; org: OrgRow };
 /** What the launch transaction writes besides the run: a recorded row, then the caller's hook. */
 interface Hooks extends LaunchOptions {
   record?: (run: runs.RunRow) => NewDelivery;
-  /** Runs first in the transaction (and again on the fail-open path); an answer ends the launch there. */
-  before?: (tx: Db) => Promise<RecordedLaunchResult | undefined>;
 }
 
 function limitsOf({ team, org }: TeamAndOrg) {
@@ -87,43 +85,37 @@ export class Launcher {
    * A launch recorded as a delivery row under an idempotency key: `taken` (nothing launched)
    * when a row holds the key already, `refused` when the call's admission (`record.admission`,
    * written first) refuses it. The admission stays written whatever the launch's outcome.
-   * SQLite: the admission, the key check and the gate's transaction are one transaction, so one
-   * commit. PostgreSQL: when no limit can apply, the admission, the key check, the team and org
-   * read and the writes are one round trip (migrations 0007 and 0008); otherwise the admission
-   * is written on its own (its rows are every delivery's: they are not held through the gate),
-   * the key is looked up, then the gate's transaction writes the row with the run. A unique
-   * violation (a concurrent delivery won the key) rolls the launch back and reaches the caller.
+   * When no limit can apply, the admission, the key check, the team and org read and the
+   * writes are one {@link Store.deliver} (one round trip on PostgreSQL, one transaction on
+   * SQLite's writer thread); otherwise the admission is written on its own (its rows are every
+   * delivery's: they are not held through the gate), the key is looked up, then the gate's
+   * transaction writes the row with the run. A unique violation (a concurrent delivery won the
+   * key) rolls the launch back and reaches the caller.
    */
   async launchRecorded(request: LaunchRequest, record: RecordedLaunch): Promise<RecordedLaunchResult> {
     const { store, clock, defaults } = this.deps;
     const id = this.deps.ids.next("run");
     const write = this.insertNew(request, id);
     const bypassGate = request.bypassGate === true;
-    if (store.kind === "sqlite") {
-      return this.admit(request.teamId, bypassGate, write, { record: record.row, before: (tx) => this.admitAndCheckKey(tx, record) });
-    }
     let keyChecked = false;
-    // The statement knows the team's and org's limits, not the platform defaults.
+    // The store knows the team's and org's limits, not the platform defaults.
     if (!Object.values(defaults).some((limit) => limit > 0)) {
       const now = clock.now();
       const month = monthOf(now);
-      // The statement sets the run's org from the team; the row is rebuilt with it after.
+      // The store sets the run's org from the team; the row is rebuilt with it after.
       const run = newRunRow(request, id, "", now, month);
-      const row = record.row(run);
       let out: LaunchDeliveryOutcome | undefined;
       try {
-        if (record.admission) {
-          const answer = await admitAndLaunch(store.db, record.admission, { teamId: request.teamId, run, row, duplicateId: record.duplicate?.id });
-          if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
-          out = answer.launch;
-        } else {
-          out = await launchDelivery(store.db, request.teamId, run, row, month, now);
-        }
+        const launch = { teamId: request.teamId, run, month, duplicateId: record.duplicateId };
+        const answer = await store.deliver(record.admission ?? null, { row: record.row(run), launch });
+        if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
+        if (!answer.outcome || answer.outcome.kind === "recorded") throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
+        out = answer.outcome;
       } catch (err) {
         // With the admission in the same call, whether it committed is not known: no fallback.
         if (isUniqueViolation(err) || record.admission) throw err;
         // The gate's path below decides, and fails open as it does.
-        this.deps.log.warn({ err, teamId: request.teamId }, "one-statement launch failed; taking the gate's transaction");
+        this.deps.log.warn({ err, teamId: request.teamId }, "one-call launch failed; taking the gate's transaction");
       }
       if (out?.kind === "taken") return out;
       if (out?.kind === "launched") return { kind: "launched", run: { ...run, org_id: out.org_id }, metered: true };
@@ -137,24 +129,6 @@ export class Launcher {
     const held = keyChecked ? undefined : await findDeliveryByKey(store.db, record.tenantId, record.idempotencyKey);
     if (held) return { kind: "taken", row: held };
     return this.admit(request.teamId, bypassGate, write, { record: record.row });
-  }
-
-  /**
-   * SQLite, first in the launch's transaction: the call's admission, then the key, and a
-   * duplicate's own row when the key is held. Under the write lock the key check sees every
-   * row written before, so the launch cannot then lose the key to a concurrent delivery
-   * (which would roll the admission back with it).
-   */
-  private async admitAndCheckKey(tx: Db, record: RecordedLaunch): Promise<RecordedLaunchResult | undefined> {
-    if (record.admission) {
-      const answer = await admitWebhookCall(tx, record.admission);
-      if (answer.kind !== "admitted") return { kind: "refused", refusal: answer };
-    }
-    const held = await findDeliveryByKey(tx, record.tenantId, record.idempotencyKey);
-    if (!held) return undefined;
-    if (!record.duplicate || held.status === "launch_error") return { kind: "taken", row: held };
-    await insertDelivery(tx, record.duplicate.row(held));
-    return { kind: "taken", row: held, recorded: true };
   }
 
   /** Writes a new run under `id`. */
@@ -193,17 +167,13 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  private admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult>;
-  private admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<RecordedLaunchResult>;
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<RecordedLaunchResult> {
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<LaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
     let stage: "check" | "meter" = "check";
     try {
-      const result = await store.tx(async (tx): Promise<RecordedLaunchResult> => {
-        const answered = options.before && (await options.before(tx));
-        if (answered) return answered;
+      const result = await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
         const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
@@ -258,11 +228,9 @@ export class Launcher {
   }
 
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
-  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<RecordedLaunchResult> {
+  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<LaunchResult> {
     try {
-      return await this.deps.store.tx(async (tx): Promise<RecordedLaunchResult> => {
-        const answered = options.before && (await options.before(tx));
-        if (answered) return answered;
+      return await this.deps.store.tx(async (tx): Promise<LaunchResult> => {
         const team = await findTeam(tx, teamId);
         if (!team) throw notFound("team");
         const { run } = await write(tx, team.org_id, now, null);

@@ -3,7 +3,7 @@ import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
 import type { KeyHolder, NewDelivery } from "./deliveries.js";
 import type { RunRow } from "./runs.js";
 import { Compiled } from "./compiled.js";
-import { lockForUpdate, type Db, type StoreKind } from "./store.js";
+import type { Db, StoreKind } from "./store.js";
 
 type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
 
@@ -45,8 +45,8 @@ export async function loadTeamAndOrg(
     },
   };
   if (kind !== "postgres" || !needsLock(found)) return found;
-  const team2 = await lockForUpdate(kind, tx.selectFrom("teams").selectAll().where("id", "=", teamId)).executeTakeFirst();
-  const org2 = team2 && (await lockForUpdate(kind, tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id)).executeTakeFirst());
+  const team2 = await tx.selectFrom("teams").selectAll().where("id", "=", teamId).forUpdate().executeTakeFirst();
+  const org2 = team2 && (await tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id).forUpdate().executeTakeFirst());
   return team2 && org2 ? { team: team2, org: org2 } : undefined;
 }
 

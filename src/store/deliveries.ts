@@ -42,6 +42,18 @@ export async function findDeliveryByKey(db: Db, tenantId: string, key: string): 
 }
 
 /**
+ * A replay's own row, from the launch row it would have written: its own id and key (so a
+ * forge's retry of the event is not taken for it), the holder's run, a reason naming the
+ * holder. Migration 0010 builds the same row on PostgreSQL.
+ */
+export function duplicateRow(launchRow: NewDelivery, holder: KeyHolder, id: string): NewDelivery {
+  return Object.assign({}, launchRow, {
+    id, status: "duplicate" as const, idempotency_key: `row|${id}`, run_id: holder.run_id, reason: `duplicate of ${holder.id}`,
+    launched_at: null, attempts: 0, updated_at: launchRow.created_at,
+  });
+}
+
+/**
  * A launch_error row retried under its own key: the new outcome replaces the old, attempts
  * +1. Only a row still in launch_error is taken, so two concurrent retries cannot both win.
  */

@@ -1,3 +1,5 @@
+import { WRITER_STOPPED } from "./sqlite-writer.js";
+
 /** PostgreSQL and socket error codes that mean "the store cannot be reached right now". */
 const UNAVAILABLE = new Set([
   "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH",
@@ -5,6 +7,7 @@ const UNAVAILABLE = new Set([
   "08000", "08001", "08003", "08004", "08006", // connection exceptions
   "53300", // too_many_connections
   "SQLITE_BUSY", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN", "SQLITE_READONLY",
+  WRITER_STOPPED,
 ]);
 
 /** True when an error says the store is unreachable or overloaded rather than the query wrong. */

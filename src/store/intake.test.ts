@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "./deliveries.js";
-import { admitAndRecord, admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
+import { admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
 
 describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   let ts: TestStore;
@@ -49,7 +49,8 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
       source_ip: null, bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null,
       failed_at: null, attempts: 0, created_at: i, updated_at: i,
     });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.write((db) => admitAndRecord(db, l, row(i)))));
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(l, { row: row(i) })));
+    const results = answers.map((a) => a.admission);
     const admitted = results.flatMap((r, i) => (r.kind === "admitted" ? [`dlv_${i}`] : []));
     expect(admitted).toHaveLength(10);
     expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(190);

@@ -1,8 +1,9 @@
 import { perSecond, takeToken } from "../core/token-bucket.js";
-import type { LaunchDeliveryOutcome } from "./admission.js";
+import { launchDelivery, type LaunchDeliveryOutcome } from "./admission.js";
 import { Compiled, isPostgres } from "./compiled.js";
-import { insertDelivery, type NewDelivery } from "./deliveries.js";
-import type { RunRow } from "./runs.js";
+import { duplicateRow, findDeliveryByKey, insertDelivery, type NewDelivery } from "./deliveries.js";
+import { insertRun, type RunRow } from "./runs.js";
+import { addOrgRuns } from "./usage.js";
 import type { Db } from "./store.js";
 import type { WebhookRow } from "./webhooks.js";
 
@@ -83,41 +84,88 @@ export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmis
   return { kind: "admitted" };
 }
 
-/**
- * The call's admission, then (when admitted) its delivery row. SQLite: both inside the caller's
- * transaction. PostgreSQL: one round trip, the admission committed on its own first (see
- * {@link admitOnServer}); `db` must not be a transaction there.
- */
-export async function admitAndRecord(db: Db, l: CallLimits, row: NewDelivery): Promise<CallAdmission> {
-  if (isPostgres(db)) return (await deliverOnPostgres(db, l, { row })).admission;
-  const admission = await admitWebhookCall(db, l);
-  if (admission.kind === "admitted") await insertDelivery(db, row);
-  return admission;
+/** A delivery's writes: its row, and for a launching delivery the run it launches. */
+export interface DeliveryWrite {
+  row: NewDelivery;
+  /**
+   * The run, written with the row when the row's key is free and no limit or org status needs
+   * the gate (the run's org is set from its team); `month` counts it. With `duplicateId`, a held
+   * key (not by a launch_error row, which the caller retries) writes this delivery's own
+   * duplicate row under that id ({@link duplicateRow}), and `taken` says `recorded`.
+   */
+  launch?: { teamId: string; run: RunRow; month: string; duplicateId?: string };
 }
 
-/**
- * PostgreSQL: the call's admission, then (when admitted) `launch_delivery`'s answer, in one
- * round trip. With `duplicateId`, a held key (not by a launch_error row) also writes this
- * delivery's duplicate row under that id, and `taken` says `recorded`.
- */
-export async function admitAndLaunch(
-  db: Db, l: CallLimits, launch: { teamId: string; run: RunRow; row: NewDelivery; duplicateId?: string },
-): Promise<{ admission: CallAdmission; launch?: LaunchDeliveryOutcome }> {
-  const { admission, outcome } = await deliverOnPostgres(db, l, launch);
-  if (admission.kind !== "admitted") return { admission };
-  if (!outcome || outcome.kind === "recorded") throw new Error(`deliver_webhook_call answered ${JSON.stringify(outcome)} to a launch`);
-  return { admission, launch: outcome };
+export type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" };
+
+/** The call's admission, and when admitted what was written (`recorded` for a row without launch). */
+export interface DeliveryAnswer {
+  admission: CallAdmission;
+  outcome?: DeliveryWriteOutcome;
 }
 
-type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" };
+const ADMITTED: CallAdmission = { kind: "admitted" };
+const RECORDED: DeliveryWriteOutcome = { kind: "recorded" };
 
-async function deliverOnPostgres(
-  db: Db, l: CallLimits, write: { teamId?: string; run?: RunRow; row: NewDelivery; duplicateId?: string },
-): Promise<{ admission: CallAdmission; outcome: DeliveryWriteOutcome | null }> {
-  const run = write.run ? JSON.stringify(write.run) : null;
-  const params = [...limitParams(l), write.teamId ?? null, run, JSON.stringify(write.row), write.duplicateId ?? null];
-  const [row] = await deliverOnServer.rows(db, params);
-  return { admission: parseVerdict(row?.verdict), outcome: row?.outcome ?? null };
+/**
+ * SQLite: a webhook call's writes as one transaction (the store runs it in a shared commit, on
+ * its writer thread for a file): the call's admission when `l` is given, then when admitted
+ * the row, or the launch as PostgreSQL's `launch_delivery` decides it (migrations 0007, 0010).
+ * Under the write lock the key check sees every row written before, so the launch cannot lose
+ * its key to a concurrent delivery; an error leaves nothing written, the admission included.
+ */
+export async function deliverOnSqlite(tx: Db, l: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {
+  if (l) {
+    const admission = await admitWebhookCall(tx, l);
+    if (admission.kind !== "admitted") return { admission };
+  }
+  const { row, launch } = write;
+  if (!launch) {
+    await insertDelivery(tx, row);
+    return { admission: ADMITTED, outcome: RECORDED };
+  }
+  const held = await findDeliveryByKey(tx, row.tenant_id, row.idempotency_key);
+  if (held) {
+    if (!launch.duplicateId || held.status === "launch_error") return { admission: ADMITTED, outcome: { kind: "taken", row: held } };
+    await insertDelivery(tx, duplicateRow(row, held, launch.duplicateId));
+    return { admission: ADMITTED, outcome: { kind: "taken", row: held, recorded: true } };
+  }
+  const [owner] = await ungatedOwner.rows(tx, [launch.teamId]);
+  if (!owner) return { admission: ADMITTED, outcome: { kind: "gate" } };
+  await insertRun(tx, Object.assign({}, launch.run, { org_id: owner.org_id }));
+  await insertDelivery(tx, row);
+  await addOrgRuns(tx, owner.org_id, launch.month, 1, launch.run.created_at);
+  return { admission: ADMITTED, outcome: { kind: "launched", org_id: owner.org_id } };
+}
+
+/** The team's org when nothing needs the gate: the org active, and no limit of the team's or the org's set. */
+const ungatedOwner = new Compiled<{ org_id: string }>(
+  `select "orgs"."id" as "org_id" from "teams" inner join "orgs" on "orgs"."id" = "teams"."org_id"
+   where "teams"."id" = ? and "orgs"."status" = 'active' and "teams"."max_concurrent_runs" <= 0 and "teams"."launch_rate_per_min" <= 0
+     and "orgs"."monthly_cost_cap_micro" <= 0 and "orgs"."monthly_run_quota" <= 0`,
+);
+
+/**
+ * PostgreSQL: the same writes. With `l`, one round trip: the admission committed on its own
+ * first (see {@link admitOnServer}), then the row or `launch_delivery` (migrations 0008, 0010).
+ * Without, the row alone, or `launch_delivery` alone, which leaves a duplicate's row to the
+ * caller. `db` must not be a transaction.
+ */
+export async function deliverOnPostgres(db: Db, l: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {
+  const { row, launch } = write;
+  if (!l) {
+    if (!launch) {
+      await insertDelivery(db, row);
+      return { admission: ADMITTED, outcome: RECORDED };
+    }
+    return { admission: ADMITTED, outcome: await launchDelivery(db, launch.teamId, launch.run, row, launch.month, launch.run.created_at) };
+  }
+  const params = [
+    ...limitParams(l), launch?.teamId ?? null, launch ? JSON.stringify(launch.run) : null, JSON.stringify(row), launch?.duplicateId ?? null,
+  ];
+  const [answer] = await deliverOnServer.rows(db, params);
+  const admission = parseVerdict(answer?.verdict);
+  return admission.kind === "admitted" ? { admission, outcome: answer?.outcome ?? undefined } : { admission };
 }
 
 function limitParams(l: CallLimits): unknown[] {

@@ -1,23 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import BetterSqlite3 from "better-sqlite3";
-import {
-  CompiledQuery,
-  Kysely,
-  PostgresDialect,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SelectQueryBuilder,
-} from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
 import type { Database } from "./schema/index.js";
 import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
-import { GroupCommit, type Prepare } from "./group-commit.js";
+import { GroupCommit } from "./group-commit.js";
+import { deliverOnPostgres, deliverOnSqlite, type CallLimits, type DeliveryAnswer, type DeliveryWrite } from "./intake.js";
 import { preparedStatements } from "./pg-prepared.js";
 import { migrateToLatest } from "./migrate.js";
+import { openSqliteConnection } from "./sqlite-connection.js";
+import { SqliteWriter } from "./sqlite-writer.js";
+import { WriteLock } from "./write-lock.js";
 
 export type StoreKind = "sqlite" | "postgres";
 export type Db = Kysely<Database>;
@@ -34,7 +27,7 @@ export interface Store {
    * Runs `fn` in one transaction. SQLite takes the write lock at BEGIN (IMMEDIATE), so
    * transactions are serial, and concurrent ones share a commit ({@link GroupCommit});
    * PostgreSQL runs READ COMMITTED, and operations that must be
-   * exact lock the rows they decide on ({@link lockForUpdate}).
+   * exact lock the rows they decide on (SELECT … FOR UPDATE).
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /**
@@ -46,6 +39,14 @@ export interface Store {
    * of {@link tx}, where an autocommit statement would pay a commit of its own.
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * A webhook call's writes (store/intake.ts): its admission when `admission` is given, then,
+   * admitted, its delivery row or its launch. PostgreSQL: one round trip with the admission
+   * ({@link deliverOnPostgres}); SQLite: one transaction of a shared commit
+   * ({@link deliverOnSqlite}), on a thread of its own for a file store ({@link SqliteWriter}).
+   * Durable when the promise resolves.
+   */
+  deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer>;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -72,97 +73,47 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
-/** Adds FOR UPDATE where the store has row locks; SQLite's write lock already serialises. */
-export function lockForUpdate<QB extends SelectQueryBuilder<Database, keyof Database, object>>(
-  kind: StoreKind,
-  qb: QB,
-): QB {
-  return kind === "postgres" ? (qb.forUpdate() as QB) : qb;
-}
+/**
+ * The page cache of a file store's event-loop connection, which reads configuration and serves
+ * the API; deliveries write on the writer thread's. The OS's page cache is under both.
+ */
+const SERVICE_CACHE_KIB = 2048;
+
+/**
+ * The writer thread's module. Tests run src/ under vitest, and a thread cannot load a .ts
+ * file: they use the build in dist/, which `npm test` makes first.
+ */
+const WRITER_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "../../dist/store/sqlite-writer-worker.js" : "./sqlite-writer-worker.js", import.meta.url);
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqlitePath ?? ":memory:";
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
-  const raw = new BetterSqlite3(file);
-  raw.pragma("journal_mode = WAL");
-  raw.pragma(`synchronous = ${options.sqliteSync === "full" ? "FULL" : "NORMAL"}`);
-  raw.pragma("busy_timeout = 5000");
-  raw.pragma("foreign_keys = ON");
-  // Each transaction of a shared commit runs in a savepoint, whose undo copies of the pages it
-  // touches go to a temporary store: in memory, not in a temp file written on every first touch.
-  raw.pragma("temp_store = MEMORY");
-  const prepare = statementCache(raw);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withPrepare(raw, prepare)) });
-  // A file store checkpoints in a worker thread, not inside request commits. Every write
-  // (a shared commit included) holds Kysely's one connection, so holding it pauses them all.
-  const checkpointer =
-    file === ":memory:" ? undefined : startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint);
-  if (checkpointer) raw.pragma("wal_autocheckpoint = 0");
+  const onFile = file !== ":memory:";
+  if (onFile) fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sync = options.sqliteSync ?? "normal";
+  // A file store writes deliveries on a thread with its own connection; the two take turns.
+  const lock = onFile ? new WriteLock() : undefined;
+  const { raw, prepare, db } = openSqliteConnection(file, { sync, checkpointsElsewhere: onFile, lock, cacheKib: onFile ? SERVICE_CACHE_KIB : undefined });
+  // A file store checkpoints in a worker thread, not inside request commits. Every use of the
+  // connection (a shared commit included) holds Kysely's one connection and the write turn, so
+  // holding it pauses every write of the process.
+  const checkpointer = onFile ? startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint) : undefined;
   const group = new GroupCommit(db, prepare);
+  const writer = lock && new SqliteWriter(WRITER_ENTRY, { file, sync, lock: lock.buffer });
   return {
     kind: "sqlite",
     db,
     tx: (fn) => group.run(fn),
     write: (fn) => group.run(fn),
+    deliver: writer ? (l, w) => writer.deliver(l, w) : (l, w) => group.run((tx) => deliverOnSqlite(tx, l, w)),
     ping: async () => {
       raw.prepare("select 1").get();
     },
     close: async () => {
+      await writer?.close();
       await checkpointer?.stop();
       await db.destroy();
     },
   };
-}
-
-/** Most distinct statements kept prepared; the service issues a few hundred at most. */
-const STATEMENT_CACHE_SIZE = 1000;
-
-/**
- * Statements prepared once per SQL text: Kysely's driver prepares on every query, which costs
- * as much as running a small statement. Reusing a statement is safe because better-sqlite3
- * runs each one to completion synchronously.
- */
-function statementCache(raw: BetterSqlite3.Database): Prepare {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  return (sql) => {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-      stmt = raw.prepare(sql);
-      cache.set(sql, stmt);
-    }
-    return stmt;
-  };
-}
-
-/** The database as Kysely's driver sees it, with `prepare` answered from the cache. */
-function withPrepare(raw: BetterSqlite3.Database, prepare: Prepare): BetterSqlite3.Database {
-  return new Proxy(raw, {
-    get(target, key) {
-      if (key === "prepare") return prepare;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-/** SQLite dialect whose transactions begin IMMEDIATE: no lock-upgrade deadlocks between processes. */
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly raw: BetterSqlite3.Database) {
-    super({ database: raw });
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver({ database: this.raw });
-  }
-  override createAdapter() {
-    return new SqliteAdapter();
-  }
-}
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-  }
 }
 
 const INT8_OID = 20;
@@ -192,6 +143,7 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     db,
     tx: (fn) => db.transaction().execute(fn),
     write: (fn) => fn(db),
+    deliver: (l, w) => deliverOnPostgres(db, l, w),
     ping: async () => {
       await pool.query("select 1");
     },

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { Writable } from "node:stream";
 import pg from "pg";
 import { loadConfig, type Config } from "../config/config.js";
@@ -22,11 +25,22 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated store: a private SQLite database, or a new PostgreSQL schema. */
+/**
+ * A fresh, migrated store: a private SQLite database (in memory, or in a file of its own in a
+ * temporary directory with `sqlitePath` "file", as the service runs it: a writer thread and a
+ * checkpoint thread), or a new PostgreSQL schema.
+ */
 export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:"): Promise<TestStore> {
   if (kind === "sqlite") {
-    const store = await openStore({ databaseUrl: "", sqlitePath });
-    return { store, close: () => store.close() };
+    const dir = sqlitePath === "file" ? mkdtempSync(path.join(os.tmpdir(), "store-")) : undefined;
+    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath });
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const url = process.env.SERVICE_TEST_DATABASE_URL;
   if (!url) throw new Error("SERVICE_TEST_DATABASE_URL is not set");
@@ -68,9 +82,9 @@ export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
 /** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
 export const BODY_WORKER_ENTRY = new URL("../../dist/intake/body-worker.js", import.meta.url);
 
-/** The real app on a real store, with a manual clock and a captured log. */
+/** The real app on a real store (SQLite on a file, as the service runs it), with a manual clock and a captured log. */
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
-  const { store, close } = await openTestStore(kind);
+  const { store, close } = await openTestStore(kind, "file");
   const config = loadConfig({ SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SERVICE_RUNNER: "none", ...env });
   const logs: string[] = [];
   const sink = new Writable({

@@ -314,6 +314,29 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
     });
   });
 
+  it("lets go of the body once it is proven and parsed, before the store's round trip", async () => {
+    const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+    const body = prOpened("e".repeat(40));
+    const req = {
+      provider: "forge_b", webhookId: hook.id, rawBody: Buffer.from(body), sourceIp: null,
+      headers: { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` },
+    };
+    const deliver = t.store.deliver;
+    const bodyBytesAtWrite: number[] = [];
+    t.store.deliver = (admission, write) => {
+      bodyBytesAtWrite.push(req.rawBody.length);
+      return deliver(admission, write);
+    };
+    try {
+      expect((await t.services.intake.deliver(req)).kind).toBe("launch");
+    } finally {
+      t.store.deliver = deliver;
+    }
+    expect(bodyBytesAtWrite).toEqual([0]);
+    const [row] = await deliveries(hook.id);
+    expect(row.payload_sha256).toBe(createHash("sha256").update(body).digest("hex"));
+  });
+
   it("answers 403 org suspended after the call is admitted", async () => {
     const org = (await seed.admin.post("/api/admin/orgs", { name: "Sleepy" })).body;
     const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "T" })).body;

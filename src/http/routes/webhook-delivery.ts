@@ -23,11 +23,14 @@ export async function registerWebhookDeliveryRoutes(app: App, s: Services): Prom
       "/api/webhooks/:provider/:id",
       { config: { public: true }, bodyLimit: MAX_DELIVERY_BYTES, schema: { tags: ["webhooks"], params: Params, security: [] } },
       async (req, reply) => {
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        // The intake alone holds the body, and lets go of it once it is prepared (DeliveryRequest).
+        req.body = undefined;
         const outcome = await s.intake.deliver({
           provider: req.params.provider,
           webhookId: req.params.id,
           headers: req.headers,
-          rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+          rawBody,
           sourceIp: req.ip ?? null,
         });
         return sendOutcome(reply, outcome);

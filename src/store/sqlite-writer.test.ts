@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestStore, type TestStore } from "../test-support/harness.js";
+import { listDeliveries, type NewDelivery } from "./deliveries.js";
+import { isStoreUnavailable, isUniqueViolation } from "./errors.js";
+import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./intake.js";
+import type { RunRow } from "./runs.js";
+import { SqliteWriter, WRITER_STOPPED } from "./sqlite-writer.js";
+import { openStore } from "./store.js";
+import { findOrgUsage } from "./usage.js";
+import { WriteLock } from "./write-lock.js";
+
+const MONTH = "2026-11";
+const WRITER_ENTRY = new URL("../../dist/store/sqlite-writer-worker.js", import.meta.url);
+
+const limits = (webhookId: string, burst = 1000): CallLimits => ({
+  webhookId, orgId: "org_w", rate: 1, burst, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: MONTH, now: 0,
+});
+
+function row(id: string, teamId: string, key = `row|${id}`): NewDelivery {
+  return {
+    id, tenant_id: teamId, webhook_id: "whk_w", provider: "forge_b", status: "filtered", idempotency_key: key, payload_sha256: null,
+    event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null, source_ip: null,
+    bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null, failed_at: null,
+    attempts: 0, created_at: 1, updated_at: 1,
+  };
+}
+
+function run(id: string, teamId: string): RunRow {
+  return {
+    id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
+    connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
+    actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: MONTH, failure_code: null, failure_detail: null,
+    cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
+    started_at: null, finished_at: null,
+  };
+}
+
+/** A launching delivery's writes under `key`: its run, and its row as launched (the row's id is the run's, suffixed). */
+function launch(teamId: string, key: string, i: number): DeliveryWrite {
+  const r = run(`run_${key}_${i}`, teamId);
+  const launched = Object.assign(row(`dlv_${key}_${i}`, teamId, key), { status: "launched" as const, run_id: r.id, reason: null, attempts: 1 });
+  return { row: launched, launch: { teamId, run: r, month: MONTH, duplicateId: `dup_${key}_${i}` } };
+}
+
+describe("a file store's delivery writes on the writer thread", () => {
+  let ts: TestStore;
+  beforeAll(async () => {
+    ts = await openTestStore("sqlite", "file");
+    const db = ts.store.db;
+    await db.insertInto("orgs").values({ id: "org_w", name: "w", created_at: 0, updated_at: 0 } as never).execute();
+    const team = { org_id: "org_w", status: "active" as const, launch_rate_per_min: 0, created_at: 0, updated_at: 0 };
+    await db.insertInto("teams").values([
+      { ...team, id: "team_free", name: "free", max_concurrent_runs: 0 },
+      { ...team, id: "team_capped", name: "capped", max_concurrent_runs: 3 },
+    ]).execute();
+  });
+  afterAll(() => ts.close());
+
+  it("launches 1 of 1000 concurrent identical deliveries and records the other 999 as its duplicates", async () => {
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => ts.store.deliver(limits("whk_dup"), launch("team_free", "k-dup", i))));
+    const launched = answers.filter((a) => a.outcome?.kind === "launched");
+    expect(launched).toEqual([{ admission: { kind: "admitted" }, outcome: { kind: "launched", org_id: "org_w" } }]);
+    const taken = answers.filter((a) => a.outcome?.kind === "taken");
+    expect(taken).toHaveLength(999);
+    expect(new Set(taken.map((a) => a.outcome?.kind === "taken" && a.outcome.recorded))).toEqual(new Set([true]));
+    const runs = await ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", "team_free").execute();
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.org_id).toBe("org_w");
+    const rows = await ts.store.db.selectFrom("webhook_deliveries").select(["status", "run_id", "reason"]).where("tenant_id", "=", "team_free").execute();
+    expect(rows.filter((r) => r.status === "launched")).toHaveLength(1);
+    const duplicates = rows.filter((r) => r.status === "duplicate");
+    expect(duplicates).toHaveLength(999);
+    expect(new Set(duplicates.map((r) => r.run_id))).toEqual(new Set([runs[0]?.id]));
+    expect((await findOrgUsage(ts.store.db, "org_w", MONTH)).runs).toBe(1);
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_dup", MONTH)).toBe(1000);
+  });
+
+  it("admits exactly the bucket's calls of 200 parallel ones and writes only their rows", async () => {
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(limits("whk_bucket", 10), { row: row(`dlv_b${i}`, "team_free") })));
+    const admitted = answers.flatMap((a, i) => (a.admission.kind === "admitted" ? [`dlv_b${i}`] : []));
+    expect(admitted).toHaveLength(10);
+    expect(answers.filter((a) => a.admission.kind === "admitted").every((a) => a.outcome?.kind === "recorded")).toBe(true);
+    const stored = await ts.store.db.selectFrom("webhook_deliveries").select("id").where("id", "like", "dlv_b%").execute();
+    expect(stored.map((r) => r.id).sort()).toEqual(admitted.sort());
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_bucket", MONTH)).toBe(10);
+  });
+
+  it("leaves a launch a limit applies to to the gate, writing only the call's admission", async () => {
+    const answer = await ts.store.deliver(limits("whk_gate"), launch("team_capped", "k-gate", 0));
+    expect(answer).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "gate" } });
+    expect(await ts.store.db.selectFrom("runs").select("id").where("team_id", "=", "team_capped").execute()).toEqual([]);
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_gate", MONTH)).toBe(1);
+  });
+
+  it("takes turns with the event loop's transactions: every write of both lands", async () => {
+    const threadWrites = Array.from({ length: 300 }, (_, i) => ts.store.deliver(null, { row: row(`dlv_t${i}`, "team_free") }));
+    const loopWrites = Array.from({ length: 300 }, (_, i) =>
+      ts.store.tx((tx) => tx.insertInto("webhook_call_counters").values({ scope: `turns:${i}`, month: MONTH, calls: i }).execute()),
+    );
+    await Promise.all([...threadWrites, ...loopWrites]);
+    expect(await ts.store.db.selectFrom("webhook_deliveries").select("id").where("id", "like", "dlv_t%").execute()).toHaveLength(300);
+    expect(await ts.store.db.selectFrom("webhook_call_counters").select("scope").where("scope", "like", "turns:%").execute()).toHaveLength(300);
+  });
+
+  it("hands a failing write its own error, with its code, and commits the others", async () => {
+    const [clash, fine] = await Promise.allSettled([
+      ts.store.deliver(null, { row: row("dlv_t0", "team_free") }),
+      ts.store.deliver(null, { row: row("dlv_fine", "team_free") }),
+    ]);
+    expect(clash.status === "rejected" && isUniqueViolation(clash.reason)).toBe(true);
+    expect(fine).toEqual({ status: "fulfilled", value: { admission: { kind: "admitted" }, outcome: { kind: "recorded" } } });
+    expect((await listDeliveries(ts.store.db, "whk_w", 2000)).some((d) => d.id === "dlv_fine")).toBe(true);
+  });
+});
+
+describe("a writer thread that stops", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "writer-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("fails the deliveries on it as the store being unavailable, and a later one starts it again", async () => {
+    const file = path.join(dir, "later", "service.db");
+    // The thread cannot open a database in a directory that does not exist yet: it stops at once.
+    const writer = new SqliteWriter(WRITER_ENTRY, { file, sync: "normal", lock: new WriteLock().buffer });
+    const first = await writer.deliver(null, { row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
+    expect(first).toMatchObject({ code: WRITER_STOPPED });
+    expect(isStoreUnavailable(first)).toBe(true);
+
+    const store = await openStore({ databaseUrl: "", sqlitePath: file });
+    await store.close();
+    expect(await writer.deliver(null, { row: row("dlv_y", "team_x") })).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
+    await writer.close();
+    await expect(writer.deliver(null, { row: row("dlv_z", "team_x") })).rejects.toMatchObject({ code: WRITER_STOPPED });
+
+    const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
+    expect((await reopened.db.selectFrom("webhook_deliveries").select("id").execute()).map((r) => r.id)).toEqual(["dlv_y"]);
+    await reopened.close();
+  });
+});
