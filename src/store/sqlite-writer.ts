@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { CallLimits, DeliveryAnswer, DeliveryWrite } from "./intake.js";
+import { WriteLock } from "./write-lock.js";
 
 /** One delivery's writes as posted to the writer thread. */
 export interface WriterRequest {
@@ -43,10 +44,15 @@ export class SqliteWriter {
   private nextId = 0;
   private stopping: Promise<void> | undefined;
 
+  /** The event loop's side of the lock, to end the turn of a thread that stopped holding it. */
+  private readonly lock: WriteLock;
+
   constructor(
     private readonly entry: URL,
     private readonly data: WriterData,
-  ) {}
+  ) {
+    this.lock = new WriteLock(data.lock);
+  }
 
   deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {
     if (this.stopping) return Promise.reject(stoppedError("the store is closing"));
@@ -89,6 +95,7 @@ export class SqliteWriter {
     worker.on("error", () => undefined);
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
+      this.lock.releaseStoppedWriter();
       const stranded = [...this.pending.values()];
       this.pending.clear();
       for (const p of stranded) p.reject(stoppedError(`the store's writer thread stopped (exit code ${code})`));

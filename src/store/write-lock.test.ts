@@ -58,4 +58,21 @@ describe("the write lock two connections of a file store take turns with", () =>
     await Promise.all([hold(writer), hold(service), hold(writer), hold(service), hold(service)]);
     expect(most).toBe(1);
   });
+
+  it("ends the turn of a writer thread that stopped while holding it, and only then", async () => {
+    const { service, writer } = sides();
+    await service.acquire();
+    // The event loop's own turn is not the writer's: it stays held.
+    service.releaseStoppedWriter();
+    let writerHas = false;
+    const writerTurn = writer.acquire().then(() => (writerHas = true));
+    await turn();
+    expect(writerHas).toBe(false);
+    service.release();
+    await writerTurn;
+    // The thread stops here, holding its turn: the event loop's next turn must not wait forever.
+    service.releaseStoppedWriter();
+    await service.acquire();
+    service.release();
+  });
 });

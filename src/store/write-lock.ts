@@ -1,6 +1,7 @@
-/** The lock's cells: whether a connection holds it, and how many of the event loop's turns wait. */
+/** The lock's cells: whether a connection holds it, how many of the event loop's turns wait, and whether the writer thread holds it. */
 const HELD = 0;
 const WAITING = 1;
+const WRITER_HOLDS = 2;
 
 type WaitAsync = (cells: Int32Array, index: number, value: number) => { async: false; value: string } | { async: true; value: Promise<string> };
 // ES2024's Atomics.waitAsync (Node ≥ 16); the project's lib is ES2023.
@@ -18,7 +19,7 @@ export class WriteLock {
   private readonly cells: Int32Array;
 
   constructor(
-    readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT),
+    readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT),
     /** The writer thread's side: waits while the event loop's turns wait. */
     private readonly yields = false,
   ) {
@@ -31,8 +32,10 @@ export class WriteLock {
       for (;;) {
         const waiting = Atomics.load(c, WAITING);
         if (waiting !== 0) await wait(c, WAITING, waiting);
-        else if (Atomics.compareExchange(c, HELD, 0, 1) === 0) return;
-        else await wait(c, HELD, 1);
+        else if (Atomics.compareExchange(c, HELD, 0, 1) === 0) {
+          Atomics.store(c, WRITER_HOLDS, 1);
+          return;
+        } else await wait(c, HELD, 1);
       }
     }
     if (Atomics.compareExchange(c, HELD, 0, 1) === 0) return;
@@ -46,6 +49,17 @@ export class WriteLock {
   }
 
   release(): void {
+    if (this.yields) Atomics.store(this.cells, WRITER_HOLDS, 0);
+    Atomics.store(this.cells, HELD, 0);
+    Atomics.notify(this.cells, HELD);
+  }
+
+  /**
+   * The writer thread stopped: a turn it held ends with it (its connection, closed as the
+   * thread ended, rolled back whatever it had not committed).
+   */
+  releaseStoppedWriter(): void {
+    if (Atomics.compareExchange(this.cells, WRITER_HOLDS, 1, 0) !== 1) return;
     Atomics.store(this.cells, HELD, 0);
     Atomics.notify(this.cells, HELD);
   }
