@@ -120,12 +120,12 @@ describe("a writer thread that stops", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "writer-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("fails the deliveries on it as the store being unavailable, and a later one starts it again", async () => {
+  it("fails the deliveries on it as the store being unavailable, with the thread's error, and a later one starts it again", async () => {
     const file = path.join(dir, "later", "service.db");
     // The thread cannot open a database in a directory that does not exist yet: it stops at once.
     const writer = new SqliteWriter(WRITER_ENTRY, { file, sync: "normal", lock: new WriteLock().buffer });
     const first = await writer.deliver(null, { row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
-    expect(first).toMatchObject({ code: WRITER_STOPPED });
+    expect(first).toMatchObject({ code: WRITER_STOPPED, message: expect.stringContaining("directory does not exist") });
     expect(isStoreUnavailable(first)).toBe(true);
 
     const store = await openStore({ databaseUrl: "", sqlitePath: file });
@@ -137,5 +137,18 @@ describe("a writer thread that stops", () => {
     const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
     expect((await reopened.db.selectFrom("webhook_deliveries").select("id").execute()).map((r) => r.id)).toEqual(["dlv_y"]);
     await reopened.close();
+  });
+
+  it("after failures in a row, fails deliveries at once for a while instead of starting a thread for each", async () => {
+    const file = path.join(dir, "failing", "service.db");
+    const writer = new SqliteWriter(WRITER_ENTRY, { file, sync: "normal", lock: new WriteLock().buffer });
+    const attempt = () => writer.deliver(null, { row: row("dlv_f", "team_x") }).then(() => "stored", (err: { code?: string }) => err.code);
+    expect([await attempt(), await attempt()]).toEqual([WRITER_STOPPED, WRITER_STOPPED]);
+    // The store exists now, but no thread is started during the pause: the delivery still fails.
+    await (await openStore({ databaseUrl: "", sqlitePath: file })).close();
+    expect(await attempt()).toBe(WRITER_STOPPED);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await attempt()).toBe("stored");
+    await writer.close();
   });
 });

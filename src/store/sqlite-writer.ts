@@ -35,7 +35,9 @@ interface Pending {
  * answered after the commit that holds its rows, as on the event loop. A thread that stops
  * fails the deliveries on it with {@link WRITER_STOPPED} (whether they committed is unknown:
  * their callers get a 503, and a forge's retry is recognised by its key), and the next
- * delivery starts a new one.
+ * delivery starts a new one; after failures in a row (a thread that cannot open the store)
+ * deliveries fail at once with the thread's last error for a while, rather than start a
+ * thread each.
  */
 export class SqliteWriter {
   private worker: Worker | undefined;
@@ -43,6 +45,10 @@ export class SqliteWriter {
   private batch: WriterRequest[] = [];
   private nextId = 0;
   private stopping: Promise<void> | undefined;
+  /** Threads that stopped in a row without answering, the last one's error, and when to start another. */
+  private failuresInARow = 0;
+  private lastError: Error | undefined;
+  private restartAt = 0;
 
   /** The event loop's side of the lock, to end the turn of a thread that stopped holding it. */
   private readonly lock: WriteLock;
@@ -83,6 +89,10 @@ export class SqliteWriter {
     const batch = this.batch;
     this.batch = [];
     if (batch.length === 0) return;
+    if (!this.worker && performance.now() < this.restartAt) {
+      for (const { id } of batch) this.fail(id, this.stoppedBecause());
+      return;
+    }
     const worker = this.worker ?? this.start();
     worker.ref();
     worker.postMessage(batch);
@@ -92,19 +102,27 @@ export class SqliteWriter {
     const worker = new Worker(this.entry, { workerData: this.data });
     worker.on("message", (replies: WriterReply[]) => this.settle(replies));
     // An error ends the thread: "exit" follows and fails what was on it.
-    worker.on("error", () => undefined);
+    worker.on("error", (err) => {
+      this.lastError = err;
+    });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
       this.lock.releaseStoppedWriter();
-      const stranded = [...this.pending.values()];
-      this.pending.clear();
-      for (const p of stranded) p.reject(stoppedError(`the store's writer thread stopped (exit code ${code})`));
+      if (!this.stopping) {
+        this.lastError ??= new Error(`exit code ${code}`);
+        this.restartAt = performance.now() + Math.min(RESTART_AFTER_MAX_MS, this.failuresInARow && RESTART_AFTER_MS * 2 ** (this.failuresInARow - 1));
+        this.failuresInARow++;
+      }
+      const error = this.stoppedBecause();
+      for (const id of [...this.pending.keys()]) this.fail(id, error);
     });
     this.worker = worker;
     return worker;
   }
 
   private settle(replies: WriterReply[]): void {
+    this.failuresInARow = 0;
+    this.lastError = undefined;
     for (const reply of replies) {
       const p = this.pending.get(reply.id);
       if (!p) continue;
@@ -114,8 +132,21 @@ export class SqliteWriter {
     }
     if (this.pending.size === 0) this.worker?.unref();
   }
+
+  private fail(id: number, error: Error): void {
+    this.pending.get(id)?.reject(error);
+    this.pending.delete(id);
+  }
+
+  private stoppedBecause(): Error {
+    return stoppedError(`the store's writer thread stopped: ${this.lastError?.message ?? "unknown cause"}`, this.lastError);
+  }
 }
 
-function stoppedError(message: string): Error {
-  return Object.assign(new Error(message), { code: WRITER_STOPPED });
+/** A thread that stopped again right after a restart waits this long to be started, doubled per failure in a row. */
+const RESTART_AFTER_MS = 1000;
+const RESTART_AFTER_MAX_MS = 30_000;
+
+function stoppedError(message: string, cause?: Error): Error {
+  return Object.assign(new Error(message, cause ? { cause } : undefined), { code: WRITER_STOPPED });
 }
