@@ -10,7 +10,7 @@ export interface SqliteConnectionOptions {
   checkpointsElsewhere?: boolean;
   /** Taken for every use of the connection, when another connection of this process writes too. */
   lock?: WriteLock;
-  /** The most the connection's page cache holds, in KiB (SQLite's default here is 16 MB a connection). */
+  /** The most the connection's page cache holds, in KiB (better-sqlite3 builds SQLite with 16 MB a connection). */
   cacheKib?: number;
 }
 
