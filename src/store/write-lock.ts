@@ -1,4 +1,7 @@
-/** The lock's cells: whether a connection holds it, how many of the event loop's turns wait, and whether the writer thread holds it. */
+/**
+ * The lock's cells: whether a connection holds it, how many of the event loop's turns wait,
+ * and whether the one holding it is the writer thread.
+ */
 const HELD = 0;
 const WAITING = 1;
 const WRITER_HOLDS = 2;
