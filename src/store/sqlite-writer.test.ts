@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, type TestStore } from "../test-support/harness.js";
+import { openTestStore, WRITER_ENTRY, type TestStore } from "../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "./deliveries.js";
 import { isStoreUnavailable, isUniqueViolation } from "./errors.js";
 import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./intake.js";
@@ -13,7 +13,6 @@ import { findOrgUsage } from "./usage.js";
 import { WriteLock } from "./write-lock.js";
 
 const MONTH = "2026-11";
-const WRITER_ENTRY = new URL("../../dist/store/sqlite-writer-worker.js", import.meta.url);
 
 const limits = (webhookId: string, burst = 1000): CallLimits => ({
   webhookId, orgId: "org_w", rate: 1, burst, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: MONTH, now: 0,
@@ -123,7 +122,7 @@ describe("a writer thread that stops", () => {
   it("fails the deliveries on it as the store being unavailable, with the thread's error, and a later one starts it again", async () => {
     const file = path.join(dir, "later", "service.db");
     // The thread cannot open a database in a directory that does not exist yet: it stops at once.
-    const writer = new SqliteWriter(WRITER_ENTRY, { file, sync: "normal", lock: new WriteLock().buffer });
+    const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock());
     const first = await writer.deliver(null, { row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
     expect(first).toMatchObject({ code: WRITER_STOPPED, message: expect.stringContaining("directory does not exist") });
     expect(isStoreUnavailable(first)).toBe(true);
@@ -141,7 +140,7 @@ describe("a writer thread that stops", () => {
 
   it("after failures in a row, fails deliveries at once for a while instead of starting a thread for each", async () => {
     const file = path.join(dir, "failing", "service.db");
-    const writer = new SqliteWriter(WRITER_ENTRY, { file, sync: "normal", lock: new WriteLock().buffer });
+    const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock());
     const attempt = () => writer.deliver(null, { row: row("dlv_f", "team_x") }).then(() => "stored", (err: { code?: string }) => err.code);
     expect([await attempt(), await attempt()]).toEqual([WRITER_STOPPED, WRITER_STOPPED]);
     // The store exists now, but no thread is started during the pause: the delivery still fails.

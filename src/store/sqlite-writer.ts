@@ -50,14 +50,20 @@ export class SqliteWriter {
   private lastError: Error | undefined;
   private restartAt = 0;
 
-  /** The event loop's side of the lock, to end the turn of a thread that stopped holding it. */
-  private readonly lock: WriteLock;
+  private readonly data: WriterData;
 
+  /**
+   * `entry` is the compiled worker module (dist/store/sqlite-writer-worker.js); `lock` is the
+   * event loop's side of the turn, whose cells the thread shares, and with which the turn of a
+   * thread that stopped holding it is ended.
+   */
   constructor(
     private readonly entry: URL,
-    private readonly data: WriterData,
+    file: string,
+    sync: WriterData["sync"],
+    private readonly lock: WriteLock,
   ) {
-    this.lock = new WriteLock(data.lock);
+    this.data = { file, sync, lock: lock.buffer };
   }
 
   deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {

@@ -60,6 +60,8 @@ export interface StoreOptions {
   sqliteSync?: "normal" | "full";
   /** When a file store's worker checkpoints and flushes its WAL; tests shorten it. */
   sqliteCheckpoint?: CheckpointTiming;
+  /** The writer thread's compiled module; tests, which run src/, name the one in dist/. */
+  sqliteWriterEntry?: URL;
   /** PostgreSQL schema to use (tests use one schema per store). */
   pgSchema?: string;
   pgPoolSize?: number;
@@ -79,11 +81,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  */
 const SERVICE_CACHE_KIB = 2048;
 
-/**
- * The writer thread's module. Tests run src/ under vitest, and a thread cannot load a .ts
- * file: they use the build in dist/, which `npm test` makes first.
- */
-const WRITER_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "../../dist/store/sqlite-writer-worker.js" : "./sqlite-writer-worker.js", import.meta.url);
+/** The writer thread's module, compiled beside this one. */
+const WRITER_ENTRY = new URL("./sqlite-writer-worker.js", import.meta.url);
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqlitePath ?? ":memory:";
@@ -98,7 +97,7 @@ function openSqlite(options: StoreOptions): Store {
   // holding it pauses every write of the process.
   const checkpointer = onFile ? startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint) : undefined;
   const group = new GroupCommit(db, prepare);
-  const writer = lock && new SqliteWriter(WRITER_ENTRY, { file, sync, lock: lock.buffer });
+  const writer = lock && new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock);
   return {
     kind: "sqlite",
     db,

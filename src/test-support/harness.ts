@@ -15,6 +15,11 @@ import { Metrics } from "../metrics/metrics.js";
 import { openStore, type Store, type StoreKind } from "../store/store.js";
 import { bootstrapAdmin } from "../tenancy/bootstrap.js";
 
+/** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
+export const BODY_WORKER_ENTRY = new URL("../../dist/intake/body-worker.js", import.meta.url);
+/** The compiled writer-thread module, for the same reason. */
+export const WRITER_ENTRY = new URL("../../dist/store/sqlite-writer-worker.js", import.meta.url);
+
 /** SQLite always; PostgreSQL too when SERVICE_TEST_DATABASE_URL names a server. */
 export function storeKinds(): StoreKind[] {
   return process.env.SERVICE_TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
@@ -33,7 +38,7 @@ export interface TestStore {
 export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:"): Promise<TestStore> {
   if (kind === "sqlite") {
     const dir = sqlitePath === "file" ? mkdtempSync(path.join(os.tmpdir(), "store-")) : undefined;
-    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath });
+    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath, sqliteWriterEntry: WRITER_ENTRY });
     return {
       store,
       close: async () => {
@@ -78,9 +83,6 @@ export interface TestApp {
 }
 
 export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
-
-/** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
-export const BODY_WORKER_ENTRY = new URL("../../dist/intake/body-worker.js", import.meta.url);
 
 /** The real app on a real store (SQLite on a file, as the service runs it), with a manual clock and a captured log. */
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
