@@ -1,5 +1,5 @@
 import fastifySwagger from "@fastify/swagger";
-import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Config } from "../config/config.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -21,6 +21,7 @@ import type { BodyWorkers } from "../intake/body-workers.js";
 import { installAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
+import { validatorCompiler } from "./validator.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -90,7 +91,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     forceCloseConnections: "idle",
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest("principal", undefined as unknown as Principal);
 
   await app.register(fastifySwagger, {

@@ -32,11 +32,13 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_quota", "2026-11")).toBe(7);
   });
 
-  it("caps one webhook below the org quota and counts a new month afresh", async () => {
+  it("caps one webhook below the org quota, leaving the org's count unchanged, and counts a new month afresh", async () => {
     const l = limits({ webhookId: "whk_own", orgId: "org_own", burst: 1000, orgMonthlyCalls: 100, webhookMonthlyCalls: 2 });
     const results = await admitMany(5, l);
     expect(results.map((r) => r.kind).sort()).toEqual(["admitted", "admitted", "quota_exceeded", "quota_exceeded", "quota_exceeded"]);
     expect(results.find((r) => r.kind === "quota_exceeded")).toEqual({ kind: "quota_exceeded", scope: "webhook" });
+    expect(await monthlyWebhookCalls(ts.store.db, "org:org_own", "2026-11")).toBe(2);
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_own", "2026-11")).toBe(2);
     const december = await admitMany(1, { ...l, month: "2026-12" });
     expect(december[0]?.kind).toBe("admitted");
   });

@@ -26,19 +26,20 @@ export interface CallLimits {
   now: number;
 }
 
-// Create-or-touch returning the row: one statement makes the row exist, locks it
-// (PostgreSQL's DO UPDATE takes the row lock; SQLite holds the write lock) and reads it.
-const touchBucket = new Compiled<{ tokens: number; updated_at: number }>(
-  `insert into "webhook_buckets" ("webhook_id", "tokens", "updated_at") values (?, ?, ?)
-   on conflict ("webhook_id") do update set "tokens" = "webhook_buckets"."tokens" returning "tokens", "updated_at"`,
+// SQLite, under its write lock: the bucket read, then written; each counter counted unless at
+// its cap, read only when that counted nothing. An upsert-and-return per row, or one statement
+// over both counter rows (an `in` list), cost twice as much per call.
+const readBucket = new Compiled<{ tokens: number; updated_at: number }>(
+  `select "tokens", "updated_at" from "webhook_buckets" where "webhook_id" = ?`,
 );
+const newBucket = new Compiled(`insert into "webhook_buckets" ("tokens", "updated_at", "webhook_id") values (?, ?, ?)`);
 const putBucket = new Compiled(`update "webhook_buckets" set "tokens" = ?, "updated_at" = ? where "webhook_id" = ?`);
-// The two scopes in one statement, in a fixed order, so two transactions lock them alike.
-const touchCounters = new Compiled<{ scope: string; calls: number }>(
-  `insert into "webhook_call_counters" ("scope", "month", "calls") values (?, ?, 0), (?, ?, 0)
-   on conflict ("scope", "month") do update set "calls" = "webhook_call_counters"."calls" returning "scope", "calls"`,
+const readCalls = new Compiled<{ calls: number }>(`select "calls" from "webhook_call_counters" where "scope" = ? and "month" = ?`);
+const newCount = new Compiled(`insert into "webhook_call_counters" ("scope", "month", "calls") values (?, ?, 1)`);
+const countUnder = new Compiled<{ calls: number }>(
+  `update "webhook_call_counters" set "calls" = "calls" + 1 where "scope" = ? and "month" = ? and "calls" < ? returning "calls"`,
 );
-const countCall = new Compiled(`update "webhook_call_counters" set "calls" = "calls" + 1 where "month" = ? and "scope" in (?, ?)`);
+const uncount = new Compiled(`update "webhook_call_counters" set "calls" = "calls" - 1 where "scope" = ? and "month" = ?`);
 
 /**
  * PostgreSQL: the admission commits without waiting for its WAL flush (`synchronous_commit` off
@@ -59,8 +60,8 @@ const deliverOnServer = new Compiled<{ verdict: string; outcome: DeliveryWriteOu
 
 /**
  * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
- * atomically: one server-side function call on PostgreSQL, four statements inside the
- * caller's transaction on SQLite. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
+ * atomically: one server-side function call on PostgreSQL; on SQLite, inside the caller's
+ * transaction, each row read and then written. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
  * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
  */
 export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
@@ -68,20 +69,29 @@ export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmis
     const [row] = await admitOnServer.rows(tx, limitParams(l));
     return parseVerdict(row?.verdict);
   }
-  const [bucket] = await touchBucket.rows(tx, [l.webhookId, l.burst, l.now]);
+  const [bucket] = await readBucket.rows(tx, [l.webhookId]);
   const verdict = takeToken(bucket && { tokens: bucket.tokens, updatedAt: bucket.updated_at }, perSecond(l.rate, l.burst), l.now);
   if (!verdict.ok) return { kind: "rate_limited", retryAfterSeconds: verdict.retryAfterSeconds };
-  await putBucket.run(tx, [verdict.next.tokens, verdict.next.updatedAt, l.webhookId]);
+  await (bucket ? putBucket : newBucket).run(tx, [verdict.next.tokens, verdict.next.updatedAt, l.webhookId]);
 
   const orgScope = `org:${l.orgId}`;
   const hookScope = `webhook:${l.webhookId}`;
-  const [first, second] = [orgScope, hookScope].sort();
-  const rows = await touchCounters.rows(tx, [first, l.month, second, l.month]);
-  const calls = (scope: string) => Number(rows.find((r) => r.scope === scope)?.calls ?? 0);
-  if (l.orgMonthlyCalls > 0 && calls(orgScope) >= l.orgMonthlyCalls) return { kind: "quota_exceeded", scope: "org" };
-  if (l.webhookMonthlyCalls > 0 && calls(hookScope) >= l.webhookMonthlyCalls) return { kind: "quota_exceeded", scope: "webhook" };
-  await countCall.run(tx, [l.month, orgScope, hookScope]);
+  if (!(await countCall(tx, orgScope, l.month, l.orgMonthlyCalls))) return { kind: "quota_exceeded", scope: "org" };
+  if (!(await countCall(tx, hookScope, l.month, l.webhookMonthlyCalls))) {
+    await uncount.run(tx, [orgScope, l.month]);
+    return { kind: "quota_exceeded", scope: "webhook" };
+  }
   return { kind: "admitted" };
+}
+
+/** SQLite: counts one call on `scope`'s month unless it is at `cap` (0: no cap); false when it is. */
+async function countCall(tx: Db, scope: string, month: string, cap: number): Promise<boolean> {
+  const under = cap > 0 ? cap : Number.MAX_SAFE_INTEGER;
+  if ((await countUnder.rows(tx, [scope, month, under])).length > 0) return true;
+  const [row] = await readCalls.rows(tx, [scope, month]);
+  if (row) return false;
+  await newCount.run(tx, [scope, month]);
+  return true;
 }
 
 /** A delivery's writes: its row, and for a launching delivery the run it launches. */
