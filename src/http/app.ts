@@ -1,3 +1,4 @@
+import http from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
@@ -19,6 +20,8 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyWorkers } from "../intake/body-workers.js";
 import { installAuth } from "./auth.js";
+import { clientAddress } from "./client-address.js";
+import { deliveryFastPath } from "./delivery-fast-path.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
 import { validatorCompiler } from "./validator.js";
@@ -81,7 +84,23 @@ function trustProxyOption(trust: Config["trustProxy"]) {
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
+  let closing = false;
+  const fastPath = deliveryFastPath({
+    intake: services.intake, log: options.logger, address: clientAddress(services.config.trustProxy), closing: () => closing,
+  });
   const app = Fastify({
+    // Forge deliveries first go to the fast path; whatever it does not take goes to Fastify.
+    serverFactory: (handler, serverOptions) => {
+      const opts = serverOptions as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      const server = http.createServer((req, res) => {
+        if (!fastPath(req, res)) handler(req, res);
+      });
+      // What Fastify sets on a server it creates itself.
+      if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+      if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      return server;
+    },
     loggerInstance: options.logger,
     // Per-request access lines cost the delivery path; failures are logged by the hooks below.
     logController: new LogController({ disableRequestLogging: true }),
@@ -113,6 +132,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   }
   installErrorHandler(app);
   installAuth(app, services.tokens);
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onResponse", async (request, reply) => {
     if (reply.statusCode >= 500) {
       request.log.warn({ method: request.method, route: request.routeOptions.url, status: reply.statusCode }, "request failed");

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { ERROR_STATUS, ServiceError, type ErrorCode } from "../core/errors.js";
 import { isStoreUnavailable } from "../store/errors.js";
 
@@ -9,10 +9,37 @@ export interface ErrorBody {
   field?: string;
 }
 
-export function sendError(reply: FastifyReply, code: ErrorCode, detail: string, field?: string, retryAfter?: number) {
-  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+/** A reply as data: what both the routes and the delivery fast path send. */
+export interface Answer {
+  status: number;
+  body: object;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
+}
+
+export function errorAnswer(code: ErrorCode, detail: string, field?: string, retryAfter?: number): Answer {
   const body: ErrorBody = field === undefined ? { error: code, detail } : { error: code, detail, field };
-  return reply.code(ERROR_STATUS[code]).send(body);
+  return { status: ERROR_STATUS[code], body, retryAfter };
+}
+
+export function sendAnswer(reply: FastifyReply, a: Answer) {
+  if (a.retryAfter !== undefined) reply.header("retry-after", String(a.retryAfter));
+  return reply.code(a.status).send(a.body);
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, detail: string, field?: string, retryAfter?: number) {
+  return sendAnswer(reply, errorAnswer(code, detail, field, retryAfter));
+}
+
+/** A service error, the store being unavailable (503, logged) or anything else (500, logged). */
+export function thrownAnswer(err: unknown, log: FastifyBaseLogger): Answer {
+  if (err instanceof ServiceError) return errorAnswer(err.code, err.message, err.field, err.retryAfter);
+  if (isStoreUnavailable(err)) {
+    log.error({ err }, "store unavailable");
+    return errorAnswer("store_unavailable", "the store is unavailable; try again", undefined, 1);
+  }
+  log.error({ err }, "unhandled error");
+  return errorAnswer("internal", "internal error");
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -26,9 +53,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 /** Maps every thrown error to the one body shape; 5xx bodies say nothing internal. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err instanceof ServiceError) {
-      return sendError(reply, err.code, err.message, err.field, err.retryAfter);
-    }
+    if (err instanceof ServiceError) return sendAnswer(reply, thrownAnswer(err, request.log));
     if (err.validation) {
       const first = err.validation[0];
       const field = validationField(first as ValidationIssue | undefined);
@@ -41,12 +66,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (err instanceof SyntaxError || (err.statusCode === 400 && !isStoreUnavailable(err))) {
       return sendError(reply, "invalid_request", "request is malformed");
     }
-    if (isStoreUnavailable(err)) {
-      request.log.error({ err }, "store unavailable");
-      return sendError(reply, "store_unavailable", "the store is unavailable; try again", undefined, 1);
-    }
-    request.log.error({ err }, "unhandled error");
-    return sendError(reply, "internal", "internal error");
+    return sendAnswer(reply, thrownAnswer(err, request.log));
   });
 
   app.setNotFoundHandler((request, reply) => sendError(reply, "not_found", `no route ${request.method} ${request.url.split("?")[0]}`));

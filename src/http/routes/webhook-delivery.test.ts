@@ -16,8 +16,13 @@ function prOpened(sha: string, action = "opened") {
   return JSON.stringify(p);
 }
 
-describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
+/** Over `inject`, Fastify's route answers; over real HTTP, the fast path takes these requests. */
+const transports = ["inject", "http"] as const;
+const cases = storeKinds().flatMap((kind) => transports.map((transport) => [kind, transport] as const));
+
+describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport) => {
   let t: TestApp;
+  let base = "";
   let seed: Awaited<ReturnType<typeof seedTenancy>>;
 
   const createHook = async (body: Record<string, unknown>) => {
@@ -25,8 +30,13 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
     expect(r.status).toBe(201);
     return { id: r.body.config.id as string, token: r.body.token as string };
   };
-  const deliver = (provider: string, id: string, body: string | Buffer, headers: Record<string, string>) =>
-    t.app.inject({ method: "POST", url: `/api/webhooks/${provider}/${id}`, payload: body, headers: { "content-type": "application/json", ...headers } });
+  const deliver = async (provider: string, id: string, body: string | Buffer, headers: Record<string, string>) => {
+    const url = `/api/webhooks/${provider}/${id}`;
+    const all = { "content-type": "application/json", ...headers };
+    if (transport === "inject") return t.app.inject({ method: "POST", url, payload: body, headers: all });
+    const res = await fetch(base + url, { method: "POST", body, headers: all });
+    return { statusCode: res.status, body: await res.text(), headers: Object.fromEntries(res.headers) };
+  };
   const github = (hook: { id: string; token: string }, body: string, event = "pull_request") =>
     deliver("forge_b", hook.id, body, { "x-github-event": event, "x-hub-signature-256": `sha256=${sign(hook.token, body)}`, "x-github-delivery": "d-1" });
   const deliveries = async (hookId: string) =>
@@ -35,6 +45,7 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
   beforeAll(async () => {
     t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
     seed = await seedTenancy(t);
+    if (transport === "http") base = await t.app.listen({ port: 0, host: "127.0.0.1" });
   });
   afterAll(() => t.close());
 
@@ -355,17 +366,21 @@ describe.each(storeKinds())("webhook delivery endpoint on %s", (kind) => {
   });
 });
 
-describe("source IP behind a proxy", () => {
+describe.each(transports)("source IP behind a proxy, over %s", (transport) => {
   it("records the forwarded client address only when the proxy is trusted", async () => {
     for (const [trust, forwarded, want] of [["false", "203.0.113.7", "127.0.0.1"], ["1", "203.0.113.7", "203.0.113.7"]] as const) {
       const t = await startTestApp("sqlite", { SERVICE_TRUST_PROXY: trust });
       const seed = await seedTenancy(t);
       const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
-      await t.app.inject({
-        method: "POST", url: `/api/webhooks/generic/${made.config.id}`, remoteAddress: "127.0.0.1",
-        headers: { "content-type": "application/json", "x-service-webhook-token": made.token, "x-forwarded-for": forwarded },
-        payload: JSON.stringify({ bot: "review-pr", vars: {} }),
-      });
+      const url = `/api/webhooks/generic/${made.config.id}`;
+      const headers = { "content-type": "application/json", "x-service-webhook-token": made.token, "x-forwarded-for": forwarded };
+      const payload = JSON.stringify({ bot: "review-pr", vars: {} });
+      if (transport === "inject") {
+        await t.app.inject({ method: "POST", url, remoteAddress: "127.0.0.1", headers, payload });
+      } else {
+        const base = await t.app.listen({ port: 0, host: "127.0.0.1" });
+        expect((await fetch(base + url, { method: "POST", headers, body: payload })).status).toBe(200);
+      }
       const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${made.config.id}/deliveries`)).body.deliveries;
       expect(rows[0].source_ip, `trust ${trust}`).toBe(want);
       await t.close();

@@ -1,20 +1,23 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { DeliveryOutcome, LaunchResultOf } from "../../intake/delivery-intake.js";
 import type { App, Services } from "../app.js";
-import { sendError } from "../error-handler.js";
-import { sendDenial } from "../send-denial.js";
+import { clientAddress } from "../client-address.js";
+import { errorAnswer, sendAnswer, type Answer } from "../error-handler.js";
+import { denialAnswer } from "../send-denial.js";
 
 /** GitHub caps deliveries at 25 MB; nothing larger is a real forge payload. */
-const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
+export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
 const Params = Type.Object({ provider: Type.String({ maxLength: 32 }), id: Type.String({ maxLength: 128 }) });
 
 /**
  * `POST /api/webhooks/{provider}/{id}`: public (the token or signature is the proof), every
  * body kept as raw bytes for the HMAC, and each outcome mapped to its status in one switch.
+ * Plain requests are answered ahead of Fastify, alike (`delivery-fast-path.ts`); this route
+ * answers the rest, and `inject`.
  */
 export async function registerWebhookDeliveryRoutes(app: App, s: Services): Promise<void> {
+  const address = clientAddress(s.config.trustProxy);
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
@@ -31,36 +34,37 @@ export async function registerWebhookDeliveryRoutes(app: App, s: Services): Prom
           webhookId: req.params.id,
           headers: req.headers,
           rawBody,
-          sourceIp: req.ip ?? null,
+          sourceIp: address(req.raw) ?? null,
         });
-        return sendOutcome(reply, outcome);
+        return sendAnswer(reply, deliveryAnswer(outcome));
       },
     );
   });
 }
 
-function sendOutcome(reply: FastifyReply, o: DeliveryOutcome) {
+/** Each outcome's status and body, for the route and the fast path alike. */
+export function deliveryAnswer(o: DeliveryOutcome): Answer {
   switch (o.kind) {
     case "unknown_webhook":
-      return sendError(reply, "invalid_webhook", "invalid webhook");
+      return errorAnswer("invalid_webhook", "invalid webhook");
     case "bad_token":
-      return sendError(reply, "invalid_webhook_token", "invalid webhook token");
+      return errorAnswer("invalid_webhook_token", "invalid webhook token");
     case "disabled":
-      return sendError(reply, "webhook_disabled", "webhook disabled");
+      return errorAnswer("webhook_disabled", "webhook disabled");
     case "rate_limited":
-      return sendError(reply, "rate_limited", "webhook rate limit exceeded", undefined, o.retryAfterSeconds);
+      return errorAnswer("rate_limited", "webhook rate limit exceeded", undefined, o.retryAfterSeconds);
     case "quota_exceeded":
-      return sendError(reply, "monthly_call_quota_exceeded", "monthly call quota exceeded");
+      return errorAnswer("monthly_call_quota_exceeded", "monthly call quota exceeded");
     case "org_suspended":
-      return sendError(reply, "org_suspended", "org suspended");
+      return errorAnswer("org_suspended", "org suspended");
     case "invalid":
-      if (o.httpStatus === 401) return sendError(reply, "invalid_signature", o.reason);
-      if (o.httpStatus === 400) return sendError(reply, "invalid_request", o.reason);
-      return reply.code(200).send({ status: "invalid", delivery_id: o.deliveryId, reason: o.reason });
+      if (o.httpStatus === 401) return errorAnswer("invalid_signature", o.reason);
+      if (o.httpStatus === 400) return errorAnswer("invalid_request", o.reason);
+      return { status: 200, body: { status: "invalid", delivery_id: o.deliveryId, reason: o.reason } };
     case "filtered":
-      return reply.code(200).send({ status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) });
+      return { status: 200, body: { status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) } };
     case "launch":
-      return sendLaunch(reply, o.results);
+      return launchAnswer(o.results);
     default: {
       const unreachable: never = o;
       throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`);
@@ -69,14 +73,13 @@ function sendOutcome(reply: FastifyReply, o: DeliveryOutcome) {
 }
 
 /** One bot: its own result. A fan-out: 200 with every bot's result when any launched or was a duplicate. */
-function sendLaunch(reply: FastifyReply, results: LaunchResultOf[]) {
+function launchAnswer(results: LaunchResultOf[]): Answer {
   const accepted = results.filter((r) => r.kind !== "denied");
-  if (accepted.length === 0 && results[0]?.kind === "denied") return sendDenial(reply, results[0].denial);
-  if (results.length === 1 && results[0]) return reply.code(200).send(resultBody(results[0]));
+  if (accepted.length === 0 && results[0]?.kind === "denied") return denialAnswer(results[0].denial);
+  if (results.length === 1 && results[0]) return { status: 200, body: resultBody(results[0]) };
   const status = results.some((r) => r.kind === "launched") ? "launched" : "duplicate";
-  return reply.code(200).send({ status, results: results.map(resultBody) });
+  return { status: 200, body: { status, results: results.map(resultBody) } };
 }
-
 function resultBody(r: LaunchResultOf) {
   switch (r.kind) {
     case "launched":
