@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { sha256Hex } from "../core/secrets.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
 import { firstHeader, isFormEncoded } from "./headers.js";
@@ -17,7 +18,9 @@ export interface BodySigning {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The body as text; undefined for bytes that are not UTF-8. ASCII (most payloads) is read as is, twice as fast. */
 function decodeUtf8(bytes: Buffer): string | undefined {
+  if (isAscii(bytes)) return bytes.toString("latin1");
   try {
     return utf8.decode(bytes);
   } catch {
