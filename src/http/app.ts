@@ -20,7 +20,7 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyWorkers } from "../intake/body-workers.js";
 import { installAuth } from "./auth.js";
-import { clientAddress } from "./client-address.js";
+import { clientAddress, trustedProxies } from "./client-address.js";
 import { deliveryFastPath } from "./delivery-fast-path.js";
 import { installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
@@ -78,11 +78,6 @@ export interface AppOptions {
   onRoute?: (route: { method: string; url: string; public: boolean }) => void;
 }
 
-/** A hop count as the trust function Fastify's types take: believe the nearest `n` proxies. */
-function trustProxyOption(trust: Config["trustProxy"]) {
-  return typeof trust === "number" ? (_address: string, hop: number) => hop < trust : trust;
-}
-
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
   let closing = false;
   const fastPath = deliveryFastPath({
@@ -105,7 +100,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Per-request access lines cost the delivery path; failures are logged by the hooks below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    trustProxy: trustProxyOption(services.config.trustProxy),
+    trustProxy: trustedProxies(services.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: "idle",
     ajv: { customOptions: { removeAdditional: false } },

@@ -2,17 +2,22 @@ import type { IncomingMessage } from "node:http";
 import proxyAddr from "@fastify/proxy-addr";
 import type { Config } from "../config/config.js";
 
+/** Which hops' X-Forwarded-For to believe (SERVICE_TRUST_PROXY), as Fastify's `trustProxy` takes it. */
+export function trustedProxies(trust: Config["trustProxy"]): false | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (trust === true) return () => true;
+  if (typeof trust === "number") return (_address, hop) => hop < trust;
+  return proxyAddr.compile(trust);
+}
+
 /**
- * The caller's address as Fastify's `request.ip` reads it under the same `trustProxy` option:
- * the socket's peer, or with trusted proxies the nearest untrusted hop of X-Forwarded-For.
- * One function for the routes and the delivery fast path, so both record the same source IP.
+ * The caller's address as Fastify's `request.ip` reads it under the same trust: the socket's
+ * peer, or with trusted proxies the nearest untrusted hop of X-Forwarded-For. One function for
+ * the delivery route and the delivery fast path, so both record the same source IP.
  */
 export function clientAddress(trust: Config["trustProxy"]): (req: IncomingMessage) => string | undefined {
-  if (trust === false) return (req) => req.socket.remoteAddress;
-  const trusted =
-    trust === true ? () => true
-    : typeof trust === "number" ? (_address: string, hop: number) => hop < trust
-    : proxyAddr.compile(trust);
+  const trusted = trustedProxies(trust);
+  if (!trusted) return (req) => req.socket.remoteAddress;
   return (req) => {
     const addresses = proxyAddr.all(req, trusted);
     return addresses[addresses.length - 1];

@@ -61,8 +61,9 @@ const deliverOnServer = new Compiled<{ verdict: string; outcome: DeliveryWriteOu
 /**
  * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
  * atomically: one server-side function call on PostgreSQL; on SQLite, inside the caller's
- * transaction, each row read and then written. Rows are locked (PostgreSQL) or the write lock is held (SQLite),
- * so the outcome is exact across replicas; a call denied by the quota consumes no quota.
+ * transaction, each row read and then written. Rows are locked (PostgreSQL) or the write lock
+ * is held (SQLite), so the outcome is exact across replicas; a call denied by the quota
+ * consumes no quota.
  */
 export async function admitWebhookCall(tx: Db, l: CallLimits): Promise<CallAdmission> {
   if (isPostgres(tx)) {

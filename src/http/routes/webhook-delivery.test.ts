@@ -367,8 +367,15 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 });
 
 describe.each(transports)("source IP behind a proxy, over %s", (transport) => {
-  it("records the forwarded client address only when the proxy is trusted", async () => {
-    for (const [trust, forwarded, want] of [["false", "203.0.113.7", "127.0.0.1"], ["1", "203.0.113.7", "203.0.113.7"]] as const) {
+  it("records the forwarded client address only through trusted proxies (hop count, all, or addresses)", async () => {
+    const cases = [
+      ["false", "203.0.113.7", "127.0.0.1"],
+      ["1", "198.51.100.2, 203.0.113.7", "203.0.113.7"],
+      ["true", "198.51.100.2, 203.0.113.7", "198.51.100.2"],
+      ["127.0.0.1/8", "198.51.100.2, 203.0.113.7", "203.0.113.7"],
+      ["10.0.0.0/8", "203.0.113.7", "127.0.0.1"],
+    ] as const;
+    for (const [trust, forwarded, want] of cases) {
       const t = await startTestApp("sqlite", { SERVICE_TRUST_PROXY: trust });
       const seed = await seedTenancy(t);
       const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;

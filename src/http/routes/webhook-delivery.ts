@@ -80,6 +80,7 @@ function launchAnswer(results: LaunchResultOf[]): Answer {
   const status = results.some((r) => r.kind === "launched") ? "launched" : "duplicate";
   return { status: 200, body: { status, results: results.map(resultBody) } };
 }
+
 function resultBody(r: LaunchResultOf) {
   switch (r.kind) {
     case "launched":
