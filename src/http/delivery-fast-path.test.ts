@@ -78,6 +78,17 @@ describe("delivery fast path", () => {
     expect(logs.join("")).toContain("unhandled error");
   });
 
+  it("asks the caller to close the connection when it answers while the server stops", async () => {
+    const open = await post("/api/webhooks/forge_b/whk_1", "{}");
+    expect(open.headers.get("connection")).not.toBe("close");
+    outcome = async () => {
+      closing = true;
+      return filtered();
+    };
+    const stopping = await post("/api/webhooks/forge_b/whk_1", "{}");
+    expect([stopping.status, stopping.headers.get("connection")]).toEqual([200, "close"]);
+  });
+
   it("leaves to the framework what it does not take: other methods and paths, queries, escapes, long ids, chunked, oversized or untyped bodies, a closing server", async () => {
     const declined: [string, Promise<number>][] = [
       ["GET", fetch(base + "/api/webhooks/forge_b/whk_1").then((r) => r.status)],

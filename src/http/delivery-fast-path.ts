@@ -58,7 +58,7 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
         }
       };
       answer()
-        .then((a) => send(req, res, a, opts.log))
+        .then((a) => send(req, res, a, opts))
         .catch((err: unknown) => {
           opts.log.error({ err }, "answering a delivery failed");
           res.destroy();
@@ -68,11 +68,13 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
   };
 }
 
-function send(req: IncomingMessage, res: ServerResponse, a: Answer, log: FastifyBaseLogger): void {
+function send(req: IncomingMessage, res: ServerResponse, a: Answer, opts: DeliveryFastPathOptions): void {
   const payload = JSON.stringify(a.body);
   const headers: Record<string, string | number> = { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) };
   if (a.retryAfter !== undefined) headers["retry-after"] = String(a.retryAfter);
+  // A delivery answered while the server stops: its caller should not send another on this connection.
+  if (opts.closing()) headers.connection = "close";
   res.writeHead(a.status, headers);
   res.end(payload);
-  if (a.status >= 500) log.warn({ method: req.method, route: "/api/webhooks/:provider/:id", status: a.status }, "request failed");
+  if (a.status >= 500) opts.log.warn({ method: req.method, route: "/api/webhooks/:provider/:id", status: a.status }, "request failed");
 }
