@@ -12,7 +12,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import { findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { admitWebhookCall, type CallAdmission, type CallLimits, type CallRefusal } from "../store/intake.js";
+import { ADMITTED, admitWebhookCall, type CallLimits, type CallRefusal } from "../store/intake.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
@@ -90,7 +90,6 @@ export interface DeliveryIntakeDeps {
 
 type Base = Omit<NewDelivery, "id" | "status" | "idempotency_key">;
 
-const ADMITTED: CallAdmission = { kind: "admitted" };
 /** How long a webhook whose monthly quota refused a call takes the admission-first path. */
 const QUOTA_RECHECK_MS = 60_000;
 /** Past this many webhooks with a refusal hint, expired hints are dropped. */

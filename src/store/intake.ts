@@ -115,7 +115,8 @@ export interface DeliveryAnswer {
   outcome?: DeliveryWriteOutcome;
 }
 
-const ADMITTED: CallAdmission = { kind: "admitted" };
+/** The admission that lets a call through (one object: it carries nothing per call). */
+export const ADMITTED: CallAdmission = { kind: "admitted" };
 const RECORDED: DeliveryWriteOutcome = { kind: "recorded" };
 
 /**
