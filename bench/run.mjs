@@ -347,14 +347,7 @@ function rssRow(rows, store) {
   });
 }
 
-/**
- * PostgreSQL processes run with SERVICE_DATABASE_POOL_SIZE=3: with wrk, PostgreSQL and the
- * service on 2 cores, 10 connections per process made backends queue on the rows every
- * delivery writes (webhook bucket, org usage) instead of in the pool.
- */
-const PG_ENV = { SERVICE_DATABASE_POOL_SIZE: "3" };
-
-async function startAll(store, count, databaseUrl, sealKey, token, env = databaseUrl ? PG_ENV : {}) {
+async function startAll(store, count, databaseUrl, sealKey, token, env = {}) {
   const services = [];
   for (let i = 0; i < count; i++) {
     services.push(
@@ -429,7 +422,6 @@ async function main() {
 
   if (withPg) {
     const url = pgUrlFromEnv || (log("starting a throwaway PostgreSQL cluster"), await startPgCluster(ROOT, workDir, log));
-    run.notes.push(`PostgreSQL service processes (6.x) ran with ${Object.entries(PG_ENV).map(([k, v]) => `${k}=${v}`).join(" ")}: on 2 cores shared with wrk and PostgreSQL, 10 connections per process queued on the rows every delivery writes.`);
     // 1 process: the launch scenario alone, as the baseline of scenario 6.
     log("starting 1 service process on PostgreSQL");
     let one = null;

@@ -135,7 +135,7 @@ export class DeliveryIntake {
     const refuse = (refusal: CallRefusal) => this.refuse(provider, early(), refusal, now);
     /**
      * The call's admission while it is not written yet: it is written with the outcome's row,
-     * in one write (one round trip on PostgreSQL). The gates' order still decides the answer:
+     * in one write (one call of a batch on PostgreSQL). The gates' order still decides the answer:
      * a refused call is refused whatever its body.
      */
     let admission: CallLimits | undefined = limits;
@@ -349,7 +349,7 @@ function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewDelivery
   return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
 }
 
-/** A duplicate's row: the original's run, and a reason naming the original (migration 0010 builds the same). */
+/** A duplicate's row: the original's run, and a reason naming the original (migration 0012 builds the same). */
 function duplicateOf(row: Base, original: KeyHolder): Base {
   return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }

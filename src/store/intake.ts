@@ -53,10 +53,6 @@ const uncount = new Compiled(`update "webhook_call_counters" set "calls" = "call
 const admitOnServer = new Compiled<{ verdict: string }>(
   `select admit_webhook_call(?, ?, ?, ?, ?, ?, ?, ?) as "verdict", set_config('synchronous_commit', 'off', true) as "async_commit"`,
 );
-/** The same admission, then the delivery's write in a second transaction (migrations 0008, 0010). */
-const deliverOnServer = new Compiled<{ verdict: string; outcome: DeliveryWriteOutcome | null }>(
-  `call deliver_webhook_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
-);
 
 /**
  * The per-webhook bucket, then the monthly call quota (org and webhook), decided and written
@@ -122,7 +118,7 @@ const RECORDED: DeliveryWriteOutcome = { kind: "recorded" };
 /**
  * SQLite: a webhook call's writes as one transaction (the store runs it in a shared commit, on
  * its writer thread for a file): the call's admission when `l` is given, then when admitted
- * the row, or the launch as PostgreSQL's `launch_delivery` decides it (migrations 0007, 0010).
+ * the row, or the launch as PostgreSQL's `launch_delivery` decides it (migrations 0007, 0012).
  * Under the write lock the key check sees every row written before, so the launch cannot lose
  * its key to a concurrent delivery; an error leaves nothing written, the admission included.
  */
@@ -158,34 +154,27 @@ const ungatedOwner = new Compiled<{ org_id: string }>(
 );
 
 /**
- * PostgreSQL: the same writes. With `l`, one round trip: the admission committed on its own
- * first (see {@link admitOnServer}), then the row or `launch_delivery` (migrations 0008, 0010).
- * Without, the row alone, or `launch_delivery` alone, which leaves a duplicate's row to the
- * caller. `db` must not be a transaction.
+ * PostgreSQL: a delivery's writes without an admission, in one statement: the row, or
+ * `launch_delivery`, which leaves a duplicate's row to the caller (`taken` without `recorded`).
+ * Calls go in batches ({@link PgDeliveryBatches}); this is the way of a call whose batch
+ * could not write it.
  */
-export async function deliverOnPostgres(db: Db, l: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {
+export async function writeOnPostgres(db: Db, write: DeliveryWrite): Promise<DeliveryWriteOutcome> {
   const { row, launch } = write;
-  if (!l) {
-    if (!launch) {
-      await insertDelivery(db, row);
-      return { admission: ADMITTED, outcome: RECORDED };
-    }
-    return { admission: ADMITTED, outcome: await launchDelivery(db, launch.teamId, launch.run, row, launch.month, launch.run.created_at) };
+  if (!launch) {
+    await insertDelivery(db, row);
+    return RECORDED;
   }
-  const params = [
-    ...limitParams(l), launch?.teamId ?? null, launch ? JSON.stringify(launch.run) : null, JSON.stringify(row), launch?.duplicateId ?? null,
-  ];
-  const [answer] = await deliverOnServer.rows(db, params);
-  const admission = parseVerdict(answer?.verdict);
-  return admission.kind === "admitted" ? { admission, outcome: answer?.outcome ?? undefined } : { admission };
+  return launchDelivery(db, launch.teamId, launch.run, row, launch.month, launch.run.created_at);
 }
 
-function limitParams(l: CallLimits): unknown[] {
+/** `admit_webhook_call`'s arguments, in order. */
+export function limitParams(l: CallLimits): unknown[] {
   return [l.webhookId, l.orgId, l.rate, l.burst, l.orgMonthlyCalls, l.webhookMonthlyCalls, l.month, l.now];
 }
 
 /** `admit_webhook_call`'s text answer. */
-function parseVerdict(verdict: string | undefined): CallAdmission {
+export function parseVerdict(verdict: string | undefined): CallAdmission {
   const [kind, detail] = (verdict ?? "").split(":");
   if (kind === "admitted") return { kind: "admitted" };
   if (kind === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: Number(detail) };

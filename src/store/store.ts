@@ -5,7 +5,8 @@ import type pg from "pg";
 import type { Database } from "./schema/index.js";
 import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./group-commit.js";
-import { deliverOnPostgres, deliverOnSqlite, type CallLimits, type DeliveryAnswer, type DeliveryWrite } from "./intake.js";
+import { deliverOnSqlite, type CallLimits, type DeliveryAnswer, type DeliveryWrite } from "./intake.js";
+import { PgDeliveryBatches } from "./pg-delivery-batches.js";
 import { preparedStatements } from "./pg-prepared.js";
 import { migrateToLatest } from "./migrate.js";
 import { openSqliteConnection } from "./sqlite-connection.js";
@@ -34,15 +35,14 @@ export interface Store {
    * A write that is one statement on PostgreSQL, durable when the promise resolves unless the
    * statement turns `synchronous_commit` off for itself (only the call admission does, and
    * says why). PostgreSQL runs it in autocommit, with no BEGIN/COMMIT round trips around it (its
-   * rows are locked for that statement only; a procedure may commit inside it, as the
-   * delivery's admission-and-write does); SQLite runs `fn` atomically in the shared commit
+   * rows are locked for that statement only); SQLite runs `fn` atomically in the shared commit
    * of {@link tx}, where an autocommit statement would pay a commit of its own.
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * A webhook call's writes (store/intake.ts): its admission when `admission` is given, then,
-   * admitted, its delivery row or its launch. PostgreSQL: one round trip with the admission
-   * ({@link deliverOnPostgres}); SQLite: one transaction of a shared commit
+   * admitted, its delivery row or its launch. PostgreSQL: a call of a batch, which takes one
+   * round trip and one commit ({@link PgDeliveryBatches}); SQLite: one transaction of a shared commit
    * ({@link deliverOnSqlite}), on a thread of its own for a file store ({@link SqliteWriter}).
    * Durable when the promise resolves.
    */
@@ -137,12 +137,13 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     prepare(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const deliveries = new PgDeliveryBatches(db);
   return {
     kind: "postgres",
     db,
     tx: (fn) => db.transaction().execute(fn),
     write: (fn) => fn(db),
-    deliver: (l, w) => deliverOnPostgres(db, l, w),
+    deliver: (l, w) => deliveries.deliver(l, w),
     ping: async () => {
       await pool.query("select 1");
     },
