@@ -347,7 +347,15 @@ function rssRow(rows, store) {
   });
 }
 
-async function startAll(store, count, databaseUrl, sealKey, token, env = {}) {
+/**
+ * PostgreSQL processes run with SERVICE_DATABASE_POOL_SIZE=3. Deliveries hold one connection
+ * (they are written in batches); the API's launches (6.5) lock their team's and org's rows
+ * through their transaction, and with 10 connections per process 20 backends on 2 cores queued
+ * on them: 860–920 POST /api/runs/s against 1,092–1,143 with 3.
+ */
+const PG_ENV = { SERVICE_DATABASE_POOL_SIZE: "3" };
+
+async function startAll(store, count, databaseUrl, sealKey, token, env = databaseUrl ? PG_ENV : {}) {
   const services = [];
   for (let i = 0; i < count; i++) {
     services.push(
@@ -422,6 +430,7 @@ async function main() {
 
   if (withPg) {
     const url = pgUrlFromEnv || (log("starting a throwaway PostgreSQL cluster"), await startPgCluster(ROOT, workDir, log));
+    run.notes.push(`PostgreSQL service processes (6.x) ran with ${Object.entries(PG_ENV).map(([k, v]) => `${k}=${v}`).join(" ")}: on 2 cores shared with wrk and PostgreSQL, 10 connections per process queued on the rows the API's launches lock.`);
     // 1 process: the launch scenario alone, as the baseline of scenario 6.
     log("starting 1 service process on PostgreSQL");
     let one = null;
