@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import { monthlyWebhookCalls } from "../store/intake.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunRow } from "../store/runs.js";
+import { loadTeamAndOrg } from "../store/admission.js";
 import { findOrgUsage } from "../store/usage.js";
 import type { LaunchRequest } from "./launch-types.js";
 
@@ -246,6 +247,29 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const resumed = await t.services.launcher.resume(r.run.id, { userId: null, kind: "user" }, false);
     expect(resumed.kind === "launched" && resumed.run).toMatchObject({ status: "queued", attempt: 2, metered: 1, metered_attempt: 2, source: "resume" });
     expect(await orgRuns(t, org.id)).toBe(1);
+  });
+
+  it.skipIf(kind !== "postgres")("does not hold up the launch of a team without limits while a gated launch of its org holds the gate's locks", async () => {
+    const org = await newOrg(s);
+    const gated = await newTeam(t, s, org.id, { max_concurrent_runs: 5 });
+    const free = await newTeam(t, s, org.id);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const gate = t.store.tx(async (tx) => {
+      await loadTeamAndOrg(tx, kind, gated.id, () => true);
+      locked();
+      await released;
+    });
+    await isLocked;
+    // The free team's run checks its org's key (FOR KEY SHARE) while the gate holds the org.
+    const launched = t.services.launcher.launch(request(free.id));
+    const outcome = await Promise.race([launched, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 2000))]);
+    release();
+    await gate;
+    await launched;
+    expect(outcome === "waiting" ? outcome : outcome.kind).toBe("launched");
   });
 });
 

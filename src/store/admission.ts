@@ -23,8 +23,11 @@ const teamWithOrg = new Compiled<
 /**
  * The launch gate's reads and writes, run inside one transaction. The team and its org are
  * read in one query; when `needsLock` says a limit will be checked, they are read again under
- * FOR UPDATE (PostgreSQL; team before org everywhere, so launches cannot deadlock), so the
- * count, the bucket and the counters cannot move under the decision. With no limit to check
+ * FOR NO KEY UPDATE (PostgreSQL; team before org everywhere, so launches cannot deadlock), so
+ * the count, the bucket and the counters cannot move under the decision. That lock serialises
+ * gated launches with each other and with changes to the team or org, but not with the foreign
+ * key checks (FOR KEY SHARE) of runs written meanwhile: ungated launches of the org's other
+ * teams, in a batch of deliveries, do not wait for a gated one. With no limit to check
  * nothing is locked: concurrent launches then meet only on the usage counter, written last.
  * SQLite's BEGIN IMMEDIATE already serialises writers.
  */
@@ -45,8 +48,8 @@ export async function loadTeamAndOrg(
     },
   };
   if (kind !== "postgres" || !needsLock(found)) return found;
-  const team2 = await tx.selectFrom("teams").selectAll().where("id", "=", teamId).forUpdate().executeTakeFirst();
-  const org2 = team2 && (await tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id).forUpdate().executeTakeFirst());
+  const team2 = await tx.selectFrom("teams").selectAll().where("id", "=", teamId).forNoKeyUpdate().executeTakeFirst();
+  const org2 = team2 && (await tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id).forNoKeyUpdate().executeTakeFirst());
   return team2 && org2 ? { team: team2, org: org2 } : undefined;
 }
 

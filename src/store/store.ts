@@ -28,7 +28,7 @@ export interface Store {
    * Runs `fn` in one transaction. SQLite takes the write lock at BEGIN (IMMEDIATE), so
    * transactions are serial, and concurrent ones share a commit ({@link GroupCommit});
    * PostgreSQL runs READ COMMITTED, and operations that must be
-   * exact lock the rows they decide on (SELECT … FOR UPDATE).
+   * exact lock the rows they decide on (SELECT … FOR NO KEY UPDATE, or FOR UPDATE).
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /**
