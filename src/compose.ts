@@ -21,6 +21,7 @@ import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyWorkers } from "./intake/body-workers.js";
+import { ParkedLaunches } from "./intake/parked-launches.js";
 import { ChangeFeed } from "./core/change-feed.js";
 
 export interface Infrastructure {
@@ -59,13 +60,17 @@ export function composeServices(infra: Infrastructure): Services {
     threads: infra.config.intakeThreads, log: infra.log,
     entry: infra.bodyWorkerEntry ?? new URL("./intake/body-worker.js", import.meta.url),
   });
+  const parked = new ParkedLaunches({
+    store, clock, ids, launcher, targets, metrics: infra.metrics, log: infra.log.child({ component: "parked-launches" }),
+    quietMs: infra.config.syncDebounceMs, maxWaitMs: infra.config.syncMaxWaitMs,
+  });
   const intake = new DeliveryIntake({
-    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets, bodies,
+    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets, bodies, parked,
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
   return {
     config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
-    launcher, runQueue, botCommands, runs, usage, intake, bodies,
+    launcher, runQueue, botCommands, runs, usage, intake, bodies, parked,
   };
 }

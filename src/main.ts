@@ -35,10 +35,12 @@ async function main(): Promise<void> {
   const runner = config.runner === "inprocess"
     ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
     : startReclaimTimer(services.runQueue, log);
+  const parked = services.parked.start();
 
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),
     () => runner.stop(),
+    () => parked.stop(),
     () => store.close(),
   ]);
 }

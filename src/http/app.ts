@@ -17,6 +17,7 @@ import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
+import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyWorkers } from "../intake/body-workers.js";
 import { installAuth } from "./auth.js";
@@ -60,6 +61,8 @@ export interface Services {
   intake: DeliveryIntake;
   /** The threads delivery bodies are prepared on; stopped when the app closes. */
   bodies: BodyWorkers;
+  /** Synchronize launches parked for the debounce; main.ts sweeps them. */
+  parked: ParkedLaunches;
 }
 
 export type App = FastifyInstance<

@@ -34,10 +34,7 @@ export type DeliveryDecision =
   | { kind: "invalid"; code: InvalidCode; reason: string }
   /** 200; stop every run bound to the subject (subject_id or parent_subject_id), across bots. */
   | { kind: "stop"; subjectId: string }
-  /**
-   * 202 `deferred` once parked (synchronize with a debounce). Until parking exists the route
-   * records it as filtered "synchronize debounce not yet available" with 200.
-   */
+  /** 202 `deferred`: each plan parked until the quiet window passes (synchronize with a debounce; intake/parked-launches.ts). */
   | { kind: "defer"; launches: LaunchPlan[]; eventAt?: string }
   /** Each plan: idempotent insert, then the launch gate: 200 launched or duplicate, 402/429 denial. */
   | { kind: "launch"; launches: LaunchPlan[] };

@@ -12,7 +12,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import { findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { ADMITTED, admitWebhookCall, type CallLimits, type CallRefusal } from "../store/intake.js";
+import { ADMITTED, admitWebhookCall, type CallAdmission, type CallLimits, type CallRefusal } from "../store/intake.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
@@ -24,6 +24,8 @@ import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyWorkers } from "./body-workers.js";
 import type { BodyKey } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
+import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 
 export interface DeliveryRequest {
   provider: string;
@@ -66,7 +68,9 @@ export type DeliveryOutcome =
   /** 200: filtered or ignored, with the reason on the row; `stopped` for a closed pull request. */
   | { kind: "filtered"; deliveryId: string; reason: string; stopped?: number }
   /** 200 when anything launched or was a duplicate; otherwise the first denial's envelope. */
-  | { kind: "launch"; results: LaunchResultOf[] };
+  | { kind: "launch"; results: LaunchResultOf[] }
+  /** 202 `deferred` when any bot's launch was parked; otherwise 200 (an older push, or a replay). */
+  | { kind: "deferred"; results: ParkResult[] };
 
 export interface DeliveryIntakeDeps {
   store: Store;
@@ -84,11 +88,11 @@ export interface DeliveryIntakeDeps {
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;
   syncDebounceMs: number;
+  /** Synchronize launches parked for the debounce. */
+  parked: ParkedLaunches;
   /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
   botLogins: readonly string[];
 }
-
-type Base = Omit<NewDelivery, "id" | "status" | "idempotency_key">;
 
 /** How long a webhook whose monthly quota refused a call takes the admission-first path. */
 const QUOTA_RECHECK_MS = 60_000;
@@ -142,11 +146,17 @@ export class DeliveryIntake {
     /** A non-launching outcome's row, with the admission when it is pending; or the refusal. */
     const recordAs = async (row: Base, status: "filtered" | "invalid", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
       const id = this.deps.ids.next("dlv");
-      const recorded = this.recordedRow(row, status, { reason }, id);
+      const recorded = recordedRow(row, status, { reason }, id);
       const { admission: admitted } = await store.deliver(admission ?? null, { row: recorded });
       if (admitted.kind !== "admitted") return refuse(admitted);
       this.deps.metrics.webhookDeliveries.inc({ provider, status });
       return answer(id);
+    };
+
+    /** The pending admission as a write of its own, for outcomes that are not one delivery write. */
+    const admitAlone = async (): Promise<CallAdmission> => {
+      const pending = admission;
+      return pending ? store.write((db) => admitWebhookCall(db, pending)) : ADMITTED;
     };
 
     // The admission alone, first: when the org's status refuses the call anyway, and while this
@@ -175,17 +185,20 @@ export class DeliveryIntake {
         return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }));
       }
       case "stop": {
-        const pending = admission;
-        const admitted = pending ? await store.write((db) => admitWebhookCall(db, pending)) : ADMITTED;
+        const admitted = await admitAlone();
         if (admitted.kind !== "admitted") return refuse(admitted);
         const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
+        const dropped = await this.deps.parked.dropForSubject(config.id, decision.subjectId, "parked launch dropped: the pull request was closed");
         const count = stopped.cancelled + stopped.cancelRequested;
-        const reason = `pull request closed: stopped ${count} run(s)`;
+        const reason = `pull request closed: stopped ${count} run(s)${dropped > 0 ? `, dropped ${dropped} parked launch(es)` : ""}`;
         return { kind: "filtered", reason, stopped: count, deliveryId: await this.recordNow(row, "filtered", { reason }) };
       }
       case "defer": {
-        const reason = "synchronize debounce: parked launches are not available yet (SERVICE_WEBHOOK_SYNC_DEBOUNCE=0 reviews each push at once)";
-        return recordAs(row, "filtered", reason, (deliveryId) => ({ kind: "filtered", reason, deliveryId }));
+        const admitted = await admitAlone();
+        if (admitted.kind !== "admitted") return refuse(admitted);
+        const results: ParkResult[] = [];
+        for (const plan of decision.launches) results.push(await this.deps.parked.park(row, plan, decision.eventAt));
+        return { kind: "deferred", results };
       }
       case "launch": {
         const results: LaunchResultOf[] = [];
@@ -243,10 +256,7 @@ export class DeliveryIntake {
   private async launchPlan(config: WebhookConfig, row: Base, plan: LaunchPlan, admission?: CallLimits): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
     const { store, clock, ids, launcher } = this.deps;
     const botId = plan.botId;
-    const planRow: Base = {
-      ...row, bot_id: botId, subject_id: plan.subjectId, parent_subject_id: plan.parentSubjectId ?? null,
-      subject_sha: plan.subjectSha ?? row.subject_sha ?? null, project_path: plan.projectPath || row.project_path || null,
-    };
+    const planRow = planRowOf(row, plan);
     const now = clock.now();
     const launched = (runId: string) =>
       ({ status: "launched" as const, run_id: runId, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now });
@@ -310,17 +320,9 @@ export class DeliveryIntake {
   /** A non-launched row as a write of its own, counted once it is durable. */
   private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
     const id = this.deps.ids.next("dlv");
-    await this.deps.store.deliver(null, { row: this.recordedRow(row, status, extra, id) });
+    await this.deps.store.deliver(null, { row: recordedRow(row, status, extra, id) });
     this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
     return id;
-  }
-
-  /**
-   * A non-launched row under a key of its own (its id), so a forge's retry of the same event
-   * can still launch. Ids are time-ordered: the key index grows at its end, not at random pages.
-   */
-  private recordedRow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>, id: string): NewDelivery {
-    return Object.assign({}, row, extra, { id, status, idempotency_key: `row|${id}` });
   }
 
   /** The org's bot catalog is read only when the config can name a bot that is not built in. */
@@ -339,19 +341,6 @@ export class DeliveryIntake {
       forge_delivery_id: null, launched_at: null, failed_at: null, attempts: 0, created_at: now, updated_at: now,
     };
   }
-}
-
-/**
- * A launching delivery's row. Object.assign, not `{ ...row, … }`: V8 adds keys the spread
- * copy lacks slowly (about 1 µs each), and every delivery builds one of these.
- */
-function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewDelivery, "status">, id: string, key: string): NewDelivery {
-  return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
-}
-
-/** A duplicate's row: the original's run, and a reason naming the original (migration 0012 builds the same). */
-function duplicateOf(row: Base, original: KeyHolder): Base {
-  return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }
 
 /** A concurrent retry took the launch_error row first. */

@@ -70,3 +70,17 @@ export async function retryFailedDelivery(
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/**
+ * Settles a parked launch's `accepted` row: launched, filtered (dropped or superseded, under a
+ * key of its own) or launch_error. False when the row is no longer `accepted`: another replica
+ * or a newer push settled it first.
+ */
+export async function settleAcceptedDelivery(
+  db: Db,
+  id: string,
+  outcome: Pick<NewDelivery, "status" | "updated_at"> & Partial<Pick<NewDelivery, "run_id" | "launched_at" | "failed_at" | "denial_reason" | "reason" | "idempotency_key" | "attempts">>,
+): Promise<boolean> {
+  const r = await db.updateTable("webhook_deliveries").set(outcome).where("id", "=", id).where("status", "=", "accepted").executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import type { DeliveryOutcome, LaunchResultOf } from "../../intake/delivery-intake.js";
+import type { ParkResult } from "../../intake/parked-launches.js";
 import type { App, Services } from "../app.js";
 import { clientAddress } from "../client-address.js";
 import { errorAnswer, sendAnswer, type Answer } from "../error-handler.js";
@@ -65,6 +66,8 @@ export function deliveryAnswer(o: DeliveryOutcome): Answer {
       return { status: 200, body: { status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) } };
     case "launch":
       return launchAnswer(o.results);
+    case "deferred":
+      return parkedAnswer(o.results);
     default: {
       const unreachable: never = o;
       throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`);
@@ -89,5 +92,24 @@ function resultBody(r: LaunchResultOf) {
       return { status: "duplicate", run_id: r.runId, delivery_id: r.deliveryId, original_delivery_id: r.originalDeliveryId, bot: r.botId };
     case "denied":
       return { status: "launch_error", delivery_id: r.deliveryId, bot: r.botId, error: r.denial.error, detail: r.denial.detail };
+  }
+}
+
+/** 202 when any bot's launch was parked, else 200; one bot: its own result, a fan-out: every bot's. */
+function parkedAnswer(results: ParkResult[]): Answer {
+  const status = results.some((r) => r.kind === "deferred") ? 202 : 200;
+  if (results.length === 1 && results[0]) return { status, body: parkedBody(results[0]) };
+  const kind = status === 202 ? "deferred" : results.some((r) => r.kind === "duplicate") ? "duplicate" : "filtered";
+  return { status, body: { status: kind, results: results.map(parkedBody) } };
+}
+
+function parkedBody(r: ParkResult) {
+  switch (r.kind) {
+    case "deferred":
+      return { status: "deferred", delivery_id: r.deliveryId, bot: r.botId, launch_at: new Date(r.launchAt).toISOString() };
+    case "filtered":
+      return { status: "filtered", delivery_id: r.deliveryId, bot: r.botId, reason: r.reason };
+    case "duplicate":
+      return resultBody(r);
   }
 }

@@ -11,6 +11,7 @@ import { m0009RunsPartialIndexes } from "./0009-runs-partial-indexes.js";
 import { m0010PgDeliverDuplicate } from "./0010-pg-deliver-duplicate.js";
 import { m0011PgOrgRunTallies } from "./0011-pg-org-run-tallies.js";
 import { m0012PgDeliverInBatches } from "./0012-pg-deliver-in-batches.js";
+import { m0013ParkedLaunches } from "./0013-parked-launches.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "0010_pg_deliver_duplicate": m0010PgDeliverDuplicate,
   "0011_pg_org_run_tallies": m0011PgOrgRunTallies,
   "0012_pg_deliver_in_batches": m0012PgDeliverInBatches,
+  "0013_parked_launches": m0013ParkedLaunches,
 };
