@@ -5,7 +5,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { claimDueParked, deleteParked, findParked, insertParked, parkedForSubject, rearmParked, type ParkedLaunch } from "../store/parked-launches.js";
+import { anyDueParked, claimDueParked, deleteParked, findParked, insertParked, parkedForSubject, rearmParked, type ParkedLaunch } from "../store/parked-launches.js";
 import type { Store } from "../store/store.js";
 import type { LaunchPlan } from "./delivery-decision.js";
 import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
@@ -136,6 +136,7 @@ export class ParkedLaunches {
 
   private async sweepOnce(): Promise<number> {
     const { store, clock, log } = this.deps;
+    if (!(await anyDueParked(store.db, clock.now()))) return 0;
     const due = await store.write((db) => claimDueParked(db, clock.now(), LEASE_MS, SWEEP_BATCH));
     for (const parked of due) {
       // Left leased, a launch that failed here is taken again once its lease runs out.

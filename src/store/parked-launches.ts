@@ -22,6 +22,12 @@ export async function deleteParked(db: Db, deliveryId: string): Promise<boolean>
   return Number(r.numDeletedRows) > 0;
 }
 
+/** True when some parked launch is due and not held: a read, so an idle sweep takes no write turn. */
+export async function anyDueParked(db: Db, now: number): Promise<boolean> {
+  const row = await db.selectFrom("parked_launches").select("delivery_id").where("fire_at", "<=", now).where("lease_until", "<=", now).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Takes up to `limit` parked launches that are due and not held, holding each for `leaseMs`:
  * a sweep on another replica skips them (on PostgreSQL the outer condition is checked again on
