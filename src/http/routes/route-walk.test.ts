@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, startTestApp, type TestApp } from "../../test-support/harness.js";
+import { client, seedTenancy, startTestApp, type TestApp } from "../../test-support/harness.js";
 
 /** Routes reachable without a token: everything else must answer an anonymous call with 401. */
 const PUBLIC = new Set(["GET /healthz", "GET /readyz", "GET /metrics", "GET /api/openapi.json", "POST /api/webhooks/:provider/:id"]);
@@ -22,6 +22,74 @@ describe("every registered route", () => {
       const refusedForToken = res.statusCode === 401 && JSON.parse(res.body).error === "unauthenticated";
       expect(refusedForToken, key).toBe(!PUBLIC.has(key));
     }
+  });
+
+  it("answers a user of another org with no 2xx on any route naming this org's resources, and changes nothing", async () => {
+    const seed = await seedTenancy(t);
+    const { admin, org, team, member, teamAdmin, orgAdmin } = seed;
+    // Org A's resources, one of each kind a route can name.
+    const hook = (await teamAdmin.api.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body.config.id;
+    const teamKey = (await teamAdmin.api.post(`/api/teams/${team.id}/keys`, { provider: "openai", name: "k", secret: "sk-team" })).body.id;
+    const secret = (await teamAdmin.api.post(`/api/teams/${team.id}/secrets`, { name: "S_ONE", value: "v" })).body.id;
+    const orgKey = (await orgAdmin.api.post(`/api/orgs/${org.id}/keys`, { provider: "openai", name: "k", secret: "sk-org" })).body.id;
+    const bot = (await orgAdmin.api.post(`/api/orgs/${org.id}/bots`, { id: "triage", name: "Triage", description: "x" })).body.id;
+    const run = (await member.api.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).body.id;
+    const memberToken = (await member.api.get("/api/users/me/tokens")).body.tokens[0].id;
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken]) expect(id).toEqual(expect.any(String));
+
+    // The intruder: admin of an org and a team of its own.
+    const orgB = (await admin.post("/api/admin/orgs", { name: "Globex" })).body;
+    const teamB = (await admin.post(`/api/orgs/${orgB.id}/teams`, { name: "B" })).body;
+    const user = (await admin.post("/api/admin/users", { login: "intruder" })).body;
+    await admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    await admin.put(`/api/teams/${teamB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = client(t.app, (await admin.post(`/api/admin/users/${user.id}/tokens`, { name: "t" })).body.token);
+
+    const idFor: Record<string, string> = { "/api/admin/orgs": org.id, "/api/orgs": org.id, "/api/teams": team.id, "/api/runs": run, "/api/users/me/tokens": memberToken, "/api/admin/users": member.id };
+    const bodies: Record<string, unknown> = {
+      "POST /api/admin/orgs": { name: "x" },
+      "PATCH /api/admin/orgs/:id": { status: "suspended" },
+      "POST /api/orgs/:id/teams": { name: "x" },
+      "PUT /api/orgs/:id/members/:user_id": { role: "admin" },
+      "PATCH /api/teams/:id": { max_concurrent_runs: 1 },
+      "PUT /api/teams/:id/members/:user_id": { role: "admin" },
+      "POST /api/admin/users": { login: "x" },
+      "POST /api/admin/users/:id/tokens": { name: "x" },
+      "POST /api/teams/:id/webhooks": { provider: "forge_b", bot_ids: ["review-pr"] },
+      "PATCH /api/teams/:id/webhooks/:webhook_id": { enabled: false },
+      "POST /api/teams/:id/keys": { provider: "openai", name: "x", secret: "s" },
+      "POST /api/teams/:id/secrets": { name: "S_TWO", value: "v" },
+      "POST /api/orgs/:id/keys": { provider: "openai", name: "x", secret: "s" },
+      "POST /api/orgs/:id/bots": { id: "spy", name: "Spy" },
+      "POST /api/runs": { team_id: team.id, bot: "review-pr", vars: {} },
+    };
+    // Routes about the caller alone, which the intruder may use.
+    const own = new Set(["GET /api/users/me", "POST /api/users/me/tokens", "GET /api/users/me/tokens"]);
+    for (const r of t.routes) {
+      const key = `${r.method} ${r.url}`;
+      if (PUBLIC.has(key) || own.has(key)) continue;
+      const prefix = Object.keys(idFor).filter((p) => r.url.startsWith(`${p}/:id`)).sort((a, b) => b.length - a.length)[0];
+      const url = r.url
+        .replace(":id", prefix ? idFor[prefix]! : ":id")
+        // Promoting itself, or removing someone of org A.
+        .replace(":user_id", r.method === "PUT" ? user.id : member.id)
+        .replace(":webhook_id", hook)
+        .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
+        .replace(":secret_id", secret)
+        .replace(":bot_id", bot);
+      expect(url, key).not.toContain(":");
+      const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
+      expect([403, 404], `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
+    }
+
+    // Org A is as it was.
+    expect((await admin.get(`/api/admin/orgs/${org.id}`)).body.status).toBe("active");
+    expect((await teamAdmin.api.get(`/api/teams/${team.id}/webhooks/${hook}`)).body.enabled).toBe(true);
+    expect((await member.api.get(`/api/runs/${run}`)).body.status).toBe("queued");
+    expect((await teamAdmin.api.get(`/api/teams/${team.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(teamKey);
+    expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);
+    expect((await intruder.get(`/api/teams/${team.id}`)).status).toBe(404);
+    expect((await intruder.get(`/api/orgs/${org.id}/teams`)).status).toBe(404);
   });
 
   it("serves health, readiness, metrics and the OpenAPI document", async () => {
