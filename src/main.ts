@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
 
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, log);
   log.info({ store: store.kind, dataDir: store.kind === "sqlite" ? config.dataDir : undefined }, "store open, migrations applied");
 
   const sealer = loadSealer(config, (message) => log.warn(message));

@@ -16,7 +16,7 @@ import { Runs } from "./runs/runs.js";
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, log);
   if (store.kind === "sqlite") {
     log.warn({ dataDir: config.dataDir }, "runner on the SQLite store: only valid on the same host as the service; use PostgreSQL across hosts");
   }

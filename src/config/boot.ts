@@ -17,12 +17,13 @@ export function loadConfigOrExit(): Config {
 }
 
 /** The configured store, migrated: PostgreSQL when a URL is given, else `<data dir>/service.db`. */
-export function openConfiguredStore(config: Config): Promise<Store> {
+export function openConfiguredStore(config: Config, log: Logger): Promise<Store> {
   return openStore({
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, "service.db"),
     sqliteSync: config.sqliteSync,
     pgPoolSize: config.databasePoolSize,
+    log: log.child({ component: "store" }),
   });
 }
 

@@ -122,16 +122,21 @@ describe("a writer thread that stops", () => {
   it("fails the deliveries on it as the store being unavailable, with the thread's error, and a later one starts it again", async () => {
     const file = path.join(dir, "later", "service.db");
     // The thread cannot open a database in a directory that does not exist yet: it stops at once.
-    const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock());
+    const stops: [Error, number][] = [];
+    const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock(), (err, failed) => stops.push([err, failed]));
     const first = await writer.deliver(null, { row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
     expect(first).toMatchObject({ code: WRITER_STOPPED, message: expect.stringContaining("directory does not exist") });
     expect(isStoreUnavailable(first)).toBe(true);
+    // Reported once, as the stop it was, with the deliveries it failed.
+    expect(stops).toEqual([[first, 1]]);
 
     const store = await openStore({ databaseUrl: "", sqlitePath: file });
     await store.close();
     expect(await writer.deliver(null, { row: row("dlv_y", "team_x") })).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
     await writer.close();
     await expect(writer.deliver(null, { row: row("dlv_z", "team_x") })).rejects.toMatchObject({ code: WRITER_STOPPED });
+    // A stop asked for is not reported.
+    expect(stops).toHaveLength(1);
 
     const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
     expect((await reopened.db.selectFrom("webhook_deliveries").select("id").execute()).map((r) => r.id)).toEqual(["dlv_y"]);

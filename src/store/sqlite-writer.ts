@@ -62,6 +62,8 @@ export class SqliteWriter {
     file: string,
     sync: WriterData["sync"],
     private readonly lock: WriteLock,
+    /** Told when a thread stops unasked, with why and how many deliveries it failed. */
+    private readonly onStopped: (err: Error, failed: number) => void = () => undefined,
   ) {
     this.data = { file, sync, lock: lock.buffer };
   }
@@ -120,6 +122,7 @@ export class SqliteWriter {
         this.failuresInARow++;
       }
       const error = this.stoppedBecause();
+      if (!this.stopping) this.onStopped(error, this.pending.size);
       for (const id of [...this.pending.keys()]) this.fail(id, error);
     });
     this.worker = worker;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
+import type { Logger } from "pino";
 import type { Database } from "./schema/index.js";
 import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./group-commit.js";
@@ -66,6 +67,8 @@ export interface StoreOptions {
   pgSchema?: string;
   pgPoolSize?: number;
   migrate?: boolean;
+  /** Where the store reports what it recovers from on its own (a writer thread that stopped). */
+  log?: Pick<Logger, "error">;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -97,7 +100,9 @@ function openSqlite(options: StoreOptions): Store {
   // holding it pauses every write of the process.
   const checkpointer = onFile ? startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint) : undefined;
   const group = new GroupCommit(db, prepare);
-  const writer = lock && new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock);
+  const writer = lock && new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock, (err, failed) =>
+    options.log?.error({ err, failed }, "the store's writer thread stopped; its deliveries answered 503, the next one starts a new thread"),
+  );
   return {
     kind: "sqlite",
     db,
