@@ -48,6 +48,9 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     const rows = (await seed.admin.get(`/api/teams/${hook.teamId}/webhooks/${hook.id}/deliveries`)).body.deliveries as any[];
     return rows.find((d) => d.id === id);
   };
+  /** service_webhook_deliveries_total for forge_b and `status`. */
+  const counted = async (status: string) =>
+    Number(new RegExp(`service_webhook_deliveries_total\\{provider="forge_b",status="${status}"\\} (\\d+)`).exec(await t.services.metrics.text())?.[1] ?? 0);
   const runsOf = (deliveryId: string) => t.store.db.selectFrom("runs").select(["id", "subject_id"]).where("delivery_id", "=", deliveryId).execute();
   const parkedRow = (deliveryId: string) => t.store.db.selectFrom("parked_launches").selectAll().where("delivery_id", "=", deliveryId).executeTakeFirst();
 
@@ -76,6 +79,7 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
 
   it("replaces the parked push with a newer one, re-arming the window; filters an older one; answers a replay as a duplicate", async () => {
     const hook = await createHook();
+    const before = { filtered: await counted("filtered"), duplicate: await counted("duplicate"), launched: await counted("launched") };
     const start = t.clock.now();
     const first = await push(hook, ++pr, "b1", start);
     t.clock.advance(2 * MINUTE);
@@ -98,6 +102,9 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     await t.services.parked.sweep();
     expect(await runsOf(newer.body.delivery_id)).toHaveLength(1);
     expect(await runsOf(first.body.delivery_id)).toEqual([]);
+    // Each row counted once it is settled: the superseded and the older push, the replay, the launch.
+    expect({ filtered: await counted("filtered"), duplicate: await counted("duplicate"), launched: await counted("launched") })
+      .toEqual({ filtered: before.filtered + 2, duplicate: before.duplicate + 1, launched: before.launched + 1 });
   });
 
   it("takes arrival order for pushes of the same event time, and launches a stream of pushes by the maximum wait", async () => {

@@ -83,6 +83,7 @@ export class ParkedLaunches {
     const now = clock.now();
     const planRow = planRowOf(row, plan);
     const botId = plan.botId;
+    let superseded = false;
     const result = await store.tx(async (tx): Promise<ParkResult> => {
       const held = await findDeliveryByKey(tx, planRow.tenant_id, plan.idempotencyKey);
       if (held) {
@@ -102,7 +103,7 @@ export class ParkedLaunches {
       const fireAt = Math.min(now + quietMs, firstParkedAt + maxWaitMs);
       if (parked) {
         await deleteParked(tx, parked.delivery_id);
-        await settleAcceptedDelivery(tx, parked.delivery_id, {
+        superseded = await settleAcceptedDelivery(tx, parked.delivery_id, {
           status: "filtered", idempotency_key: `row|${parked.delivery_id}`, reason: `superseded by a newer push (${id})`, updated_at: now,
         });
       }
@@ -115,6 +116,7 @@ export class ParkedLaunches {
       return { kind: "deferred", deliveryId: id, botId, launchAt: fireAt };
     });
     if (result.kind !== "deferred") this.count(row.provider, result.kind);
+    if (superseded) this.count(row.provider, "filtered");
     return result;
   }
 
