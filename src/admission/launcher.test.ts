@@ -249,7 +249,8 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(await orgRuns(t, org.id)).toBe(1);
   });
 
-  it.skipIf(kind !== "postgres")("does not hold up the launch of a team without limits while a gated launch of its org holds the gate's locks", async () => {
+  // PostgreSQL alone: SQLite serialises writers, so a held transaction holds up every launch.
+  if (kind === "postgres") it("does not hold up the launch of a team without limits while a gated launch of its org holds the gate's locks", async () => {
     const org = await newOrg(s);
     const gated = await newTeam(t, s, org.id, { max_concurrent_runs: 5 });
     const free = await newTeam(t, s, org.id);
