@@ -175,8 +175,8 @@ export function limitParams(l: CallLimits): unknown[] {
 
 /** `admit_webhook_call`'s text answer. */
 export function parseVerdict(verdict: string | undefined): CallAdmission {
+  if (verdict === "admitted") return ADMITTED;
   const [kind, detail] = (verdict ?? "").split(":");
-  if (kind === "admitted") return { kind: "admitted" };
   if (kind === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: Number(detail) };
   if (kind === "quota_exceeded") return { kind: "quota_exceeded", scope: detail === "org" ? "org" : "webhook" };
   throw new Error(`admit_webhook_call answered ${JSON.stringify(verdict)}`);

@@ -1,5 +1,5 @@
 import { Compiled } from "./compiled.js";
-import { ADMITTED, limitParams, parseVerdict, writeOnPostgres, type CallLimits, type DeliveryAnswer, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
+import { limitParams, parseVerdict, writeOnPostgres, type CallLimits, type DeliveryAnswer, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
 import type { Db } from "./store.js";
 
 /** One call's answer in `deliver_webhook_calls`' `answers` (migration 0012). */
@@ -69,7 +69,7 @@ export class PgDeliveryBatches {
     const retried: Promise<void>[] = [];
     for (const [i, call] of batch.entries()) {
       const answer = answers[i]!;
-      const admission = answer.verdict === "admitted" ? ADMITTED : parseVerdict(answer.verdict);
+      const admission = parseVerdict(answer.verdict);
       if (admission.kind !== "admitted") call.resolve({ admission });
       // The batch's writes were rolled back: this call's alone, its admission standing.
       else if (answer.retry) retried.push(writeOnPostgres(this.db, call.write).then((outcome) => call.resolve({ admission, outcome }), call.reject));
