@@ -103,12 +103,11 @@ export class ParkedLaunches {
       const fireAt = Math.min(now + quietMs, firstParkedAt + maxWaitMs);
       if (parked) {
         await deleteParked(tx, parked.delivery_id);
-        superseded = await settleAcceptedDelivery(tx, parked.delivery_id, {
-          status: "filtered", idempotency_key: `row|${parked.delivery_id}`, reason: `superseded by a newer push (${id})`, updated_at: now,
-        });
+        const released = releasedRow(parked, `superseded by a newer push (${id})`);
+        superseded = (await settleAcceptedDelivery(tx, parked.delivery_id, { ...released, updated_at: now })) !== undefined;
       }
       const reason = `parked: launches at ${new Date(fireAt).toISOString()} unless a newer push replaces it`;
-      await insertDelivery(tx, Object.assign(deliveryRow(planRow, { status: "accepted", reason }, id, plan.idempotencyKey), { attempts: 0 }));
+      await insertDelivery(tx, deliveryRow(planRow, { status: "accepted", reason }, id, plan.idempotencyKey));
       await insertParked(tx, {
         delivery_id: id, tenant_id: planRow.tenant_id, webhook_id: planRow.webhook_id, bot_id: botId, subject_id: plan.subjectId,
         event_ms: eventMs, arrived_at: now, first_parked_at: firstParkedAt, fire_at: fireAt, attempts: 0, lease_until: 0, plan: JSON.stringify(plan),
@@ -124,7 +123,7 @@ export class ParkedLaunches {
   async dropForSubject(webhookId: string, subjectId: string, reason: string): Promise<number> {
     let dropped = 0;
     for (const parked of await parkedForSubject(this.deps.store.db, webhookId, subjectId)) {
-      if (await this.settle(parked, { status: "filtered", idempotency_key: `row|${parked.delivery_id}`, reason })) dropped++;
+      if (await this.settle(parked, releasedRow(parked, reason))) dropped++;
     }
     return dropped;
   }
@@ -156,7 +155,7 @@ export class ParkedLaunches {
       : !botPermitted(config, parked.bot_id) ? `bot ${parked.bot_id} is no longer in bot_ids`
       : undefined;
     if (!config || unwanted) {
-      await this.settle(parked, { status: "filtered", idempotency_key: `row|${parked.delivery_id}`, reason: `parked launch dropped: ${unwanted}` });
+      await this.settle(parked, releasedRow(parked, `parked launch dropped: ${unwanted}`));
       return;
     }
 
@@ -170,8 +169,8 @@ export class ParkedLaunches {
         },
         {
           within: async (tx, run) => {
-            const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, attempts: 1, updated_at: now };
-            if (!(await settleAcceptedDelivery(tx, parked.delivery_id, launched))) throw new Superseded();
+            const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, updated_at: now };
+            if ((await settleAcceptedDelivery(tx, parked.delivery_id, launched)) === undefined) throw new Superseded();
           },
         },
       )
@@ -179,14 +178,10 @@ export class ParkedLaunches {
         if (err instanceof Superseded) return undefined;
         throw err;
       });
-    if (!result) {
-      // A newer push or a closed pull request settled the row first: nothing launched.
+    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
+    if (!result || result.kind === "launched") {
       await this.deps.store.write((db) => deleteParked(db, parked.delivery_id));
-      return;
-    }
-    if (result.kind === "launched") {
-      await this.deps.store.write((db) => deleteParked(db, parked.delivery_id));
-      this.count(config.provider, "launched");
+      if (result) this.count(config.provider, "launched");
       return;
     }
     const { denial } = result;
@@ -204,17 +199,13 @@ export class ParkedLaunches {
   /** Settles a parked launch's row and forgets it, in one transaction; false when the row was settled already. */
   private async settle(parked: ParkedLaunch, outcome: Pick<NewDelivery, "status"> & Partial<NewDelivery>): Promise<boolean> {
     const { store, clock } = this.deps;
-    const settled = await store.tx(async (tx) => {
-      const done = await settleAcceptedDelivery(tx, parked.delivery_id, { ...outcome, updated_at: clock.now() });
+    const provider = await store.tx(async (tx) => {
+      const settled = await settleAcceptedDelivery(tx, parked.delivery_id, { ...outcome, updated_at: clock.now() });
       await deleteParked(tx, parked.delivery_id);
-      return done;
+      return settled;
     });
-    if (settled) this.count(await this.providerOf(parked), outcome.status);
-    return settled;
-  }
-
-  private async providerOf(parked: ParkedLaunch): Promise<string> {
-    return (await this.deps.targets.get(parked.webhook_id))?.config.provider ?? "unknown";
+    if (provider !== undefined) this.count(provider, outcome.status);
+    return provider !== undefined;
   }
 
   private count(provider: string, status: NewDelivery["status"]): void {
@@ -236,6 +227,11 @@ export class ParkedLaunches {
     this.timer = undefined;
     await this.sweeping?.catch(() => undefined);
   }
+}
+
+/** A parked launch's row, filtered and under a key of its own, so a forge's retry of its push is not taken for it. */
+function releasedRow(parked: ParkedLaunch, reason: string) {
+  return { status: "filtered" as const, idempotency_key: `row|${parked.delivery_id}`, reason };
 }
 
 /** A newer push or a closed pull request settled the parked row while its launch was in flight. */

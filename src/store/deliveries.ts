@@ -73,14 +73,14 @@ export async function retryFailedDelivery(
 
 /**
  * Settles a parked launch's `accepted` row: launched, filtered (dropped or superseded, under a
- * key of its own) or launch_error. False when the row is no longer `accepted`: another replica
- * or a newer push settled it first.
+ * key of its own) or launch_error. The row's provider once settled; undefined when the row is no
+ * longer `accepted`: another replica or a newer push settled it first.
  */
 export async function settleAcceptedDelivery(
   db: Db,
   id: string,
-  outcome: Pick<NewDelivery, "status" | "updated_at"> & Partial<Pick<NewDelivery, "run_id" | "launched_at" | "failed_at" | "denial_reason" | "reason" | "idempotency_key" | "attempts">>,
-): Promise<boolean> {
-  const r = await db.updateTable("webhook_deliveries").set(outcome).where("id", "=", id).where("status", "=", "accepted").executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  outcome: Pick<NewDelivery, "status" | "updated_at"> & Partial<Pick<NewDelivery, "run_id" | "launched_at" | "failed_at" | "denial_reason" | "reason" | "idempotency_key">>,
+): Promise<string | undefined> {
+  const row = await db.updateTable("webhook_deliveries").set(outcome).where("id", "=", id).where("status", "=", "accepted").returning("provider").executeTakeFirst();
+  return row?.provider;
 }
