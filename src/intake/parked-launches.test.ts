@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { randomIds } from "../core/ids.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import { githubExample, loadGithubExamples } from "./fixtures/fixtures.js";
@@ -173,6 +173,43 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
       status: "launch_error", denial_reason: "concurrency_cap_exceeded", reason: expect.stringMatching(/^parked launch abandoned after 8 attempts: /),
     });
     expect(await parkedRow(parked.body.delivery_id)).toBeUndefined();
+  });
+
+  it("re-arms a launch the team's launch rate refuses, and launches it once the rate allows", async () => {
+    const team = (await seed.admin.post(`/api/orgs/${seed.org.id}/teams`, { name: `rate${pr}`, launch_rate_per_min: 1 })).body;
+    const hook = await createHook(team.id);
+    const parked = await push(hook, ++pr, "j1", t.clock.now());
+    t.clock.advance(QUIET);
+    // A member's launch just before the sweep takes the minute's token (a super-admin's passes the gate by).
+    await seed.admin.put(`/api/teams/${team.id}/members/${seed.member.id}`, { role: "member" });
+    expect((await seed.member.api.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).status).toBe(201);
+    await t.services.parked.sweep();
+    expect(await parkedRow(parked.body.delivery_id)).toMatchObject({ attempts: 1, fire_at: t.clock.now() + retryDelayMs(1) });
+    expect(await row(hook, parked.body.delivery_id)).toMatchObject({ status: "accepted" });
+    for (let attempt = 1; (await row(hook, parked.body.delivery_id)).status === "accepted"; attempt++) {
+      expect(attempt).toBeLessThan(MAX_ATTEMPTS);
+      t.clock.advance(retryDelayMs(attempt));
+      await t.services.parked.sweep();
+    }
+    expect(await row(hook, parked.body.delivery_id)).toMatchObject({ status: "launched" });
+  });
+
+  it("leaves a launch that failed to the next sweep after its lease, without counting an attempt", async () => {
+    const hook = await createHook();
+    const parked = await push(hook, ++pr, "k1", t.clock.now());
+    t.clock.advance(QUIET);
+    const failing = vi.spyOn(t.services.launcher, "launch").mockRejectedValueOnce(new Error("store went away"));
+    try {
+      expect(await t.services.parked.sweep()).toBe(1);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await row(hook, parked.body.delivery_id)).toMatchObject({ status: "accepted" });
+    expect(await parkedRow(parked.body.delivery_id)).toMatchObject({ attempts: 0, lease_until: t.clock.now() + MINUTE });
+    expect(await t.services.parked.sweep()).toBe(0);
+    t.clock.advance(MINUTE);
+    expect(await t.services.parked.sweep()).toBe(1);
+    expect(await row(hook, parked.body.delivery_id)).toMatchObject({ status: "launched" });
   });
 
   it("abandons at once a launch the month's quota refuses", async () => {
