@@ -47,7 +47,7 @@ function launch(teamId: string, key: string, i: number): DeliveryWrite {
 describe("a file store's delivery writes on the writer thread", () => {
   let ts: TestStore;
   beforeAll(async () => {
-    ts = await openTestStore("sqlite", "file");
+    ts = await openTestStore("sqlite", "file", { eventLoopLoad: { busy: true } });
     const db = ts.store.db;
     await db.insertInto("orgs").values({ id: "org_w", name: "w", created_at: 0, updated_at: 0 } as never).execute();
     const team = { org_id: "org_w", status: "active" as const, launch_rate_per_min: 0, created_at: 0, updated_at: 0 };
@@ -112,6 +112,25 @@ describe("a file store's delivery writes on the writer thread", () => {
     expect(clash.status === "rejected" && isUniqueViolation(clash.reason)).toBe(true);
     expect(fine).toEqual({ status: "fulfilled", value: { admission: { kind: "admitted" }, outcome: { kind: "recorded" } } });
     expect((await listDeliveries(ts.store.db, "whk_w", 2000)).some((d) => d.id === "dlv_fine")).toBe(true);
+  });
+});
+
+describe("where a file store writes a delivery", () => {
+  it("is the event loop while it is not busy, and the writer thread while it is", async () => {
+    // A writer thread that cannot start fails every delivery handed to it: the failures show where each went.
+    const load = { busy: false };
+    const ts = await openTestStore("sqlite", "file", { eventLoopLoad: load, sqliteWriterEntry: new URL("./no-such-writer.js", import.meta.url) });
+    const deliver = (id: string) => ts.store.deliver(null, { row: row(id, "team_x") }).then(() => "stored", (err: { code?: string }) => err.code);
+    try {
+      expect(await deliver("dlv_idle")).toBe("stored");
+      load.busy = true;
+      expect(await deliver("dlv_busy")).toBe(WRITER_STOPPED);
+      load.busy = false;
+      expect(await deliver("dlv_idle_again")).toBe("stored");
+      expect((await ts.store.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute()).map((r) => r.id)).toEqual(["dlv_idle", "dlv_idle_again"]);
+    } finally {
+      await ts.close();
+    }
   });
 });
 

@@ -28,8 +28,8 @@ interface Pending {
 
 /**
  * A file store's delivery writes ({@link deliverOnSqlite}) on a thread of their own, with a
- * connection of its own: the statements and the shared commits of every webhook call leave
- * the event loop, which keeps to HTTP, bodies and decisions. Requests made during one
+ * connection of its own, while the event loop is busy: the statements and the shared commits
+ * of webhook calls leave it, and it keeps to HTTP, bodies and decisions. Requests made during one
  * event-loop turn go to the thread as one message, and its answers come back per commit as
  * one message. The two connections take turns to write ({@link WriteLock}). A caller is
  * answered after the commit that holds its rows, as on the event loop. A thread that stops

@@ -5,6 +5,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema/index.js";
 import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
+import { EventLoopWatch, type EventLoopLoad } from "./event-loop-load.js";
 import { GroupCommit } from "./group-commit.js";
 import { deliverOnSqlite, type CallLimits, type DeliveryAnswer, type DeliveryWrite } from "./intake.js";
 import { PgDeliveryBatches } from "./pg-delivery-batches.js";
@@ -44,8 +45,8 @@ export interface Store {
    * A webhook call's writes (store/intake.ts): its admission when `admission` is given, then,
    * admitted, its delivery row or its launch. PostgreSQL: a call of a batch, which takes one
    * round trip and one commit ({@link PgDeliveryBatches}); SQLite: one transaction of a shared commit
-   * ({@link deliverOnSqlite}), on a thread of its own for a file store ({@link SqliteWriter}).
-   * Durable when the promise resolves.
+   * ({@link deliverOnSqlite}), for a file store on a thread of its own ({@link SqliteWriter}) while
+   * the event loop is busy. Durable when the promise resolves.
    */
   deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer>;
   /** Resolves when the store answers a trivial query. */
@@ -63,6 +64,11 @@ export interface StoreOptions {
   sqliteCheckpoint?: CheckpointTiming;
   /** The writer thread's compiled module; tests, which run src/, name the one in dist/. */
   sqliteWriterEntry?: URL;
+  /**
+   * Whether a file store's event loop is busy, which sends its deliveries to the writer thread;
+   * by default the process's own, sampled ({@link EventLoopWatch}). Tests pass a fixed one.
+   */
+  eventLoopLoad?: EventLoopLoad;
   /** PostgreSQL schema to use (tests use one schema per store). */
   pgSchema?: string;
   pgPoolSize?: number;
@@ -80,7 +86,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 /**
  * The page cache of a file store's event-loop connection, which reads configuration and serves
- * the API; deliveries write on the writer thread's. The OS's page cache is under both.
+ * the API, and writes deliveries while it is not busy; the writer thread's writes them while it
+ * is. The OS's page cache is under both.
  */
 const SERVICE_CACHE_KIB = 2048;
 
@@ -103,16 +110,22 @@ function openSqlite(options: StoreOptions): Store {
   const writer = lock && new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock, (err, failed) =>
     options.log?.error({ err, failed }, "the store's writer thread stopped; its deliveries answered 503, the next one starts a new thread"),
   );
+  const deliverHere = (l: CallLimits | null, w: DeliveryWrite) => group.run((tx) => deliverOnSqlite(tx, l, w));
+  // Handing a delivery to the writer thread and taking its answer back are two thread wake-ups,
+  // each a wait for a core: worth it only when the event loop has no time for the writes itself.
+  const watch = writer && !options.eventLoopLoad ? new EventLoopWatch().start() : undefined;
+  const load = options.eventLoopLoad ?? watch;
   return {
     kind: "sqlite",
     db,
     tx: (fn) => group.run(fn),
     write: (fn) => group.run(fn),
-    deliver: writer ? (l, w) => writer.deliver(l, w) : (l, w) => group.run((tx) => deliverOnSqlite(tx, l, w)),
+    deliver: writer && load ? (l, w) => (load.busy ? writer.deliver(l, w) : deliverHere(l, w)) : deliverHere,
     ping: async () => {
       raw.prepare("select 1").get();
     },
     close: async () => {
+      watch?.stop();
       await writer?.close();
       await checkpointer?.stop();
       await db.destroy();

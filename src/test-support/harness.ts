@@ -12,7 +12,7 @@ import { randomIds } from "../core/ids.js";
 import { Sealer } from "../core/sealer.js";
 import { buildApp, type App, type Services } from "../http/app.js";
 import { Metrics } from "../metrics/metrics.js";
-import { openStore, type Store, type StoreKind } from "../store/store.js";
+import { openStore, type Store, type StoreKind, type StoreOptions } from "../store/store.js";
 import { bootstrapAdmin } from "../tenancy/bootstrap.js";
 
 /** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
@@ -33,12 +33,13 @@ export interface TestStore {
 /**
  * A fresh, migrated store: a private SQLite database (in memory, or in a file of its own in a
  * temporary directory with `sqlitePath` "file", as the service runs it: a writer thread and a
- * checkpoint thread), or a new PostgreSQL schema.
+ * checkpoint thread), or a new PostgreSQL schema. `sqliteOptions` can fix where a file store
+ * writes deliveries.
  */
-export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:"): Promise<TestStore> {
+export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:", sqliteOptions: Pick<StoreOptions, "eventLoopLoad" | "sqliteWriterEntry"> = {}): Promise<TestStore> {
   if (kind === "sqlite") {
     const dir = sqlitePath === "file" ? mkdtempSync(path.join(os.tmpdir(), "store-")) : undefined;
-    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath, sqliteWriterEntry: WRITER_ENTRY });
+    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath, sqliteWriterEntry: WRITER_ENTRY, ...sqliteOptions });
     return {
       store,
       close: async () => {
