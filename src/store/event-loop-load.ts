@@ -3,7 +3,7 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 /**
  * A sample in which the event loop ran for more than this share of the wall time makes it busy.
  * At 1000 deliveries/s on 2 cores shared with the load generator, an event loop that writes its
- * deliveries itself ran for 0.48–0.75 of each 100 ms (bench/ANALYSIS.md, section 22).
+ * deliveries itself ran for 0.44–0.75 of each 100 ms (bench/ANALYSIS.md, section 22).
  */
 const BUSY_ABOVE = 0.8;
 /**
