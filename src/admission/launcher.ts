@@ -86,8 +86,8 @@ export class Launcher {
    * when a row holds the key already, `refused` when the call's admission (`record.admission`,
    * written first) refuses it. The admission stays written whatever the launch's outcome.
    * When no limit can apply, the admission, the key check, the team and org read and the
-   * writes are one {@link Store.deliver} (one call of a batch on PostgreSQL, one transaction on
-   * SQLite's writer thread); otherwise the admission is written on its own (its rows are every
+   * writes are one {@link Store.deliver} (one call of a batch on PostgreSQL, one transaction of a
+   * shared commit on SQLite); otherwise the admission is written on its own (its rows are every
    * delivery's: they are not held through the gate), the key is looked up, then the gate's
    * transaction writes the row with the run. A unique violation (a concurrent delivery won the
    * key) rolls the launch back and reaches the caller.
