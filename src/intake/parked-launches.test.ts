@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { randomIds } from "../core/ids.js";
+import { monthOf } from "../core/month.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import { githubExample, loadGithubExamples } from "./fixtures/fixtures.js";
 import { MAX_ATTEMPTS, ParkedLaunches, retryDelayMs } from "./parked-launches.js";
@@ -212,17 +213,26 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     expect(await row(hook, parked.body.delivery_id)).toMatchObject({ status: "launched" });
   });
 
-  it("abandons at once a launch the month's quota refuses", async () => {
-    const org = (await seed.admin.post("/api/admin/orgs", { name: `quota${pr}`, monthly_run_quota: 1 })).body;
+  it.each([
+    ["run quota", { monthly_run_quota: 1 }, "monthly_run_quota_exceeded"],
+    ["cost cap", { monthly_cost_cap_usd: 1 }, "monthly_cost_cap_exceeded"],
+  ] as const)("abandons at once a launch the month's %s refuses", async (_, orgBody, denial) => {
+    const org = (await seed.admin.post("/api/admin/orgs", { name: `month${pr}`, ...orgBody })).body;
     const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "q" })).body;
-    expect((await seed.admin.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).status).toBe(201);
+    if ("monthly_run_quota" in orgBody) expect((await seed.admin.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).status).toBe(201);
+    else {
+      await t.store.db.insertInto("org_usage").values({
+        org_id: org.id, month: monthOf(t.clock.now()), runs: 0, cost_micro: 1_000_000, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: t.clock.now(),
+      }).execute();
+    }
     const hook = await createHook(team.id);
     const parked = await push(hook, ++pr, "g1", t.clock.now());
     t.clock.advance(QUIET);
     await t.services.parked.sweep();
     expect(await row(hook, parked.body.delivery_id)).toMatchObject({
-      status: "launch_error", denial_reason: "monthly_run_quota_exceeded", reason: expect.stringMatching(/^parked launch abandoned: /),
+      status: "launch_error", denial_reason: denial, reason: expect.stringMatching(/^parked launch abandoned: /),
     });
+    expect(await parkedRow(parked.body.delivery_id)).toBeUndefined();
   });
 
   it("launches nothing for a parked launch whose row a newer push or a close settled while it was being swept", async () => {
