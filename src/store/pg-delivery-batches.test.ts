@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "./deliveries.js";
 import { isUniqueViolation } from "./errors.js";
-import { monthlyWebhookCalls, type CallLimits } from "./intake.js";
+import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./intake.js";
+import type { RunRow } from "./runs.js";
+import { findOrgUsage } from "./usage.js";
 
 const row = (id: string, webhookId: string): NewDelivery => ({
   id, tenant_id: "team_b", webhook_id: webhookId, provider: "forge_b", status: "filtered", idempotency_key: `row|${id}`,
@@ -14,10 +16,35 @@ const limits = (webhookId: string, burst: number): CallLimits => ({
   webhookId, orgId: "org_b", rate: 1, burst, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: "2026-11", now: 0,
 });
 
+const run = (id: string, teamId: string): RunRow => ({
+  id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
+  connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
+  actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: "2026-11", failure_code: null, failure_detail: null,
+  cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
+  started_at: null, finished_at: null,
+});
+/** A launching delivery of `teamId` under `key`: its run `run_{id}`, its row as launched, and a duplicate's row id. */
+const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
+  row: { ...row(id, "whk_launch"), tenant_id: teamId, idempotency_key: key, status: "launched", run_id: `run_${id}`, reason: null, attempts: 1 },
+  launch: { teamId, run: run(`run_${id}`, teamId), month: "2026-11", duplicateId: `dup_${id}` },
+});
+
 describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgres", () => {
   let ts: TestStore;
   beforeAll(async () => {
     ts = await openTestStore("postgres");
+    const db = ts.store.db;
+    await db.insertInto("orgs").values([
+      { id: "org_l1", name: "l1", created_at: 0, updated_at: 0 },
+      { id: "org_l2", name: "l2", created_at: 0, updated_at: 0 },
+    ] as never).execute();
+    const team = { status: "active" as const, launch_rate_per_min: 0, max_concurrent_runs: 0, created_at: 0, updated_at: 0 };
+    await db.insertInto("teams").values([
+      { ...team, id: "team_l1a", org_id: "org_l1", name: "l1a" },
+      { ...team, id: "team_l1b", org_id: "org_l1", name: "l1b" },
+      { ...team, id: "team_l1capped", org_id: "org_l1", name: "l1capped", max_concurrent_runs: 3 },
+      { ...team, id: "team_l2", org_id: "org_l2", name: "l2" },
+    ]).execute();
   });
   afterAll(() => ts.close());
 
@@ -65,6 +92,48 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     expect(await monthlyWebhookCalls(ts.store.db, "org:org_capped", "2026-11")).toBe(5);
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_c1", "2026-11")).toBe(2);
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_c2", "2026-11")).toBe(3);
+  });
+
+  it("writes a batch's launches by the one-call rules: launched, taken with a duplicate's row, left to the gate, counted per org", async () => {
+    // Held before the batch: a launch_error row, whose replay the caller retries (no duplicate row).
+    await ts.store.deliver(null, { row: { ...launch("dlv_err", "team_l1a", "k-err").row, status: "launch_error", run_id: null } });
+    const first = ts.store.deliver(null, launch("dlv_l0", "team_l1a", "k-0"));
+    // Waiting for the first, one batch: written in key order, so teams alternate and keys repeat within it.
+    const batch = [
+      launch("dlv_l1", "team_l1a", "k-1"),
+      launch("dlv_l1again", "team_l1a", "k-1"),
+      launch("dlv_l0again", "team_l1a", "k-0"),
+      launch("dlv_l2", "team_l1b", "k-2"),
+      launch("dlv_capped", "team_l1capped", "k-3"),
+      launch("dlv_l4", "team_l2", "k-4"),
+      launch("dlv_l5", "team_l1a", "k-5"),
+      launch("dlv_none", "team_none", "k-6"),
+      launch("dlv_erragain", "team_l1a", "k-err"),
+      { row: row("dlv_plain", "whk_launch") },
+    ];
+    const { result: answers, batches } = await countingBatches(() => Promise.all(batch.map((w) => ts.store.deliver(null, w))));
+    expect((await first).outcome).toEqual({ kind: "launched", org_id: "org_l1" });
+    expect(batches).toBe(1);
+    const outcomes = answers.map((a) => {
+      const o = a.outcome!;
+      return o.kind === "taken" ? `taken:${o.row.id}${o.recorded ? "+row" : ""}` : o.kind === "launched" ? `launched:${o.org_id}` : o.kind;
+    });
+    expect(outcomes).toEqual([
+      "launched:org_l1", "taken:dlv_l1+row", "taken:dlv_l0+row", "launched:org_l1", "gate", "launched:org_l2", "launched:org_l1", "gate",
+      "taken:dlv_err", "recorded",
+    ]);
+    const runs = await ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("id", "like", "run_dlv_%").orderBy("id").execute();
+    expect(runs).toEqual([
+      { id: "run_dlv_l0", org_id: "org_l1" }, { id: "run_dlv_l1", org_id: "org_l1" }, { id: "run_dlv_l2", org_id: "org_l1" },
+      { id: "run_dlv_l4", org_id: "org_l2" }, { id: "run_dlv_l5", org_id: "org_l1" },
+    ]);
+    const duplicates = await ts.store.db.selectFrom("webhook_deliveries").select(["id", "status", "run_id", "reason"]).where("status", "=", "duplicate").orderBy("id").execute();
+    expect(duplicates).toEqual([
+      { id: "dup_dlv_l0again", status: "duplicate", run_id: "run_dlv_l0", reason: "duplicate of dlv_l0" },
+      { id: "dup_dlv_l1again", status: "duplicate", run_id: "run_dlv_l1", reason: "duplicate of dlv_l1" },
+    ]);
+    expect((await findOrgUsage(ts.store.db, "org_l1", "2026-11")).runs).toBe(4);
+    expect((await findOrgUsage(ts.store.db, "org_l2", "2026-11")).runs).toBe(1);
   });
 
   it("writes a batch whose writes fail call by call: the others stored, the failing one refused, each admission counted once", async () => {
