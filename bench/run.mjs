@@ -264,6 +264,20 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     { goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.6 : procs > 1 ? launchedPerS(r) >= 1500 : true) },
   );
   if (launched && !launched.skipped) launched.launchedPerS = launchedPerS(launched);
+  // PostgreSQL slows as its database fills (the 1-process baseline ran on an empty one): one of
+  // these processes alone, right after, so 2 processes are compared with 1 before and after.
+  if (launched && !launched.skipped && procs > 1) {
+    const r = {
+      id: "6-1b", name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)", store, target: "max", goal: "baseline",
+    };
+    log(`${r.name}: ${cfg.seconds} s`);
+    const m = await measure({ targets: [base], req: deliveryReq(hooks.launch), seconds: cfg.seconds, pids: [pids[0]], services: [services[0]] });
+    Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
+    r.launchedPerS = launchedPerS(r);
+    launched.oneAfterPerS = r.launchedPerS;
+    rows.push(r);
+    log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
+  }
 
   await deliveryScenario(
     row("2", "2. same delivery, author filtered", "max", store === "sqlite" ? "≥ 0.70 × bare" : "—"),
@@ -465,8 +479,10 @@ async function main() {
     const rows = await serviceScenarios({ store: "postgresql", services, seeded, files, payload });
     const two = rows.find((r) => r.id === "61");
     if (two && !two.skipped && one) {
-      two.met = two.met && launchedPerS(two) >= 1500 && launchedPerS(two) > one.launchedPerS;
-      two.note = `${launchedPerS(two).toFixed(0)} launched/s with 2 processes vs ${one.launchedPerS.toFixed(0)} with 1`;
+      const after = two.oneAfterPerS ?? one.launchedPerS;
+      const baseline = (one.launchedPerS + after) / 2;
+      two.met = two.met && launchedPerS(two) >= 1500 && launchedPerS(two) > baseline;
+      two.note = `${launchedPerS(two).toFixed(0)} launched/s with 2 processes vs ${baseline.toFixed(0)} with 1 (the mean of ${one.launchedPerS.toFixed(0)} before and ${after.toFixed(0)} after)`;
     } else if (two && !two.skipped) {
       two.met = null;
       two.note = "no 1-process baseline to compare with";
