@@ -271,12 +271,8 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
       id: "6-1b", name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)", store, target: "max", goal: "baseline",
     };
     log(`${r.name}: ${cfg.seconds} s`);
-    const m = await measure({ targets: [base], req: deliveryReq(hooks.launch), seconds: cfg.seconds, pids: [pids[0]], services: [services[0]] });
-    Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
-    r.launchedPerS = launchedPerS(r);
-    launched.oneAfterPerS = r.launchedPerS;
+    launched.oneAfterPerS = (await measureOneProcess(r, services[0], deliveryReq(hooks.launch))).launchedPerS;
     rows.push(r);
-    log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
   }
 
   await deliveryScenario(
@@ -343,6 +339,15 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     }
   }
   return rows;
+}
+
+/** Scenario 6's baseline: launched deliveries sent to one PostgreSQL service process, into row `r`. */
+async function measureOneProcess(r, service, req) {
+  const m = await measure({ targets: [service.base], req, seconds: cfg.seconds, pids: [service.pid], services: [service] });
+  Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
+  r.launchedPerS = launchedPerS(r);
+  log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
+  return r;
 }
 
 /** Launched deliveries per second: from the /metrics delta when the service exports it. */
@@ -458,15 +463,9 @@ async function main() {
         if (p.status === 404) run.rows.push({ ...r, skipped: "the delivery route answers 404" });
         else {
           log(`${r.name}: probe ${r.probe}; ${cfg.seconds} s`);
-          const m = await measure({
-            targets: [services[0].base], req: { mode: "unique", path: seeded.webhooks.launch.path, key: seeded.webhooks.launch.token, ...files, headers: deliveryHeaders },
-            seconds: cfg.seconds, pids: [services[0].pid], services,
-          });
-          Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
-          r.launchedPerS = launchedPerS(r);
-          one = r;
+          const hook = seeded.webhooks.launch;
+          one = await measureOneProcess(r, services[0], { mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders });
           run.rows.push(r);
-          log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
         }
       } else {
         run.rows.push({ id: "6-1", name: "6.0 pull_request.opened, 1 process (baseline)", store: "postgresql", target: "max", skipped: `webhook create failed (${seeded.webhookError})` });

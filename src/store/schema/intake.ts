@@ -29,7 +29,7 @@ export interface ParkedLaunchesTable {
   attempts: number;
   /** A sweep that took it holds it until then. */
   lease_until: number;
-  /** The launch, as JSON (`ParkedPlan` in store/parked-launches.ts). */
+  /** The launch, as JSON (a `LaunchPlan`, intake/delivery-decision.ts). */
   plan: string;
 }
 
