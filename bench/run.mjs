@@ -86,13 +86,14 @@ let ceiling = null;
 
 /**
  * One measured load run against targets (one per process): warm-up, then the window with RSS
- * sampling and the /metrics delivery counts before and after. req builds the Lua conf.
+ * sampling and the /metrics delivery counts before and after. req builds the Lua conf; the
+ * connections (`totalConnections`, --connections unless given) are split evenly among targets.
  */
-async function measure({ targets, req, seconds, rate, pids, services = [] }) {
+async function measure({ targets, req, seconds, rate, pids, services = [], totalConnections = cfg.connections }) {
   const wrkBin = run.meta.wrkBin;
   const n = targets.length;
   const threads = n === 1 ? cfg.threads : 1;
-  const connections = Math.max(1, Math.floor(cfg.connections / n));
+  const connections = Math.max(1, Math.floor(totalConnections / n));
   const confFor = (label) =>
     targets.map((_, i) =>
       writeConf(workDir, `${label}-${i}`, { ...req, threads, nonce: newNonce(), rate: rate ? rate / n : undefined }),
@@ -273,6 +274,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     log(`${r.name}: ${cfg.seconds} s`);
     launched.oneAfterPerS = (await measureOneProcess(r, services[0], deliveryReq(hooks.launch))).launchedPerS;
     rows.push(r);
+    rows.push(...(await twiceTheConnections(services, deliveryReq(hooks.launch))));
   }
 
   await deliveryScenario(
@@ -342,12 +344,38 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
 }
 
 /** Scenario 6's baseline: launched deliveries sent to one PostgreSQL service process, into row `r`. */
-async function measureOneProcess(r, service, req) {
-  const m = await measure({ targets: [service.base], req, seconds: cfg.seconds, pids: [service.pid], services: [service] });
+async function measureOneProcess(r, service, req, totalConnections) {
+  const m = await measure({ targets: [service.base], req, seconds: cfg.seconds, pids: [service.pid], services: [service], totalConnections });
   Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
   r.launchedPerS = launchedPerS(r);
   log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
   return r;
+}
+
+/**
+ * Scenario 6's launched deliveries again with twice the connections, for one of the processes,
+ * then for all, as information. A closed-loop load's batches hold about half of a process's
+ * connections, so 32 connections split across 2 processes halve every batch
+ * (`bench/ANALYSIS.md`, sections 23 and 24); the goal stays measured with 32.
+ */
+async function twiceTheConnections(services, req) {
+  const connections = 2 * cfg.connections;
+  const one = {
+    id: "6-1c", name: `6.0 pull_request.opened, 1 process, ${connections} connections (the other idle)`, store: "postgresql", target: "max", goal: "—",
+  };
+  log(`${one.name}: ${cfg.seconds} s`);
+  await measureOneProcess(one, services[0], req, connections);
+  const procs = services.length;
+  const two = {
+    id: "61c", name: `6.1 pull_request.opened, ${procs} processes, ${connections} connections (${connections / procs} each)`, store: `postgresql, ${procs} processes`, target: "max", goal: "—",
+  };
+  log(`${two.name}: ${cfg.seconds} s`);
+  Object.assign(two, await measure({ targets: services.map((s) => s.base), req, seconds: cfg.seconds, pids: services.map((s) => s.pid), services, totalConnections: connections }));
+  two.ratio = bareRps ? two.rps / bareRps : null;
+  two.launchedPerS = launchedPerS(two);
+  two.note = `${two.launchedPerS.toFixed(0)} launched/s with ${procs} processes vs ${one.launchedPerS.toFixed(0)} with 1, both with ${connections} connections`;
+  log(`  ${two.rps.toFixed(0)} req/s, p99 ${(two.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(two.outcomes)}`);
+  return [one, two];
 }
 
 /** Launched deliveries per second: from the /metrics delta when the service exports it. */
