@@ -272,7 +272,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
       id: "6-1b", name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)", store, target: "max", goal: "baseline",
     };
     log(`${r.name}: ${cfg.seconds} s`);
-    launched.oneAfterPerS = (await measureOneProcess(r, services[0], deliveryReq(hooks.launch))).launchedPerS;
+    launched.oneAfterPerS = (await measureLaunched(r, [services[0]], deliveryReq(hooks.launch))).launchedPerS;
     rows.push(r);
     rows.push(...(await twiceTheConnections(services, deliveryReq(hooks.launch))));
   }
@@ -343,9 +343,9 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
   return rows;
 }
 
-/** Scenario 6's baseline: launched deliveries sent to one PostgreSQL service process, into row `r`. */
-async function measureOneProcess(r, service, req, totalConnections) {
-  const m = await measure({ targets: [service.base], req, seconds: cfg.seconds, pids: [service.pid], services: [service], totalConnections });
+/** Scenario 6's launched deliveries sent to these PostgreSQL service processes, into row `r`. */
+async function measureLaunched(r, services, req, totalConnections) {
+  const m = await measure({ targets: services.map((s) => s.base), req, seconds: cfg.seconds, pids: services.map((s) => s.pid), services, totalConnections });
   Object.assign(r, m, { ratio: bareRps ? m.rps / bareRps : null });
   r.launchedPerS = launchedPerS(r);
   log(`  ${m.rps.toFixed(0)} req/s, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(m.outcomes)}`);
@@ -364,17 +364,14 @@ async function twiceTheConnections(services, req) {
     id: "6-1c", name: `6.0 pull_request.opened, 1 process, ${connections} connections (the other idle)`, store: "postgresql", target: "max", goal: "—",
   };
   log(`${one.name}: ${cfg.seconds} s`);
-  await measureOneProcess(one, services[0], req, connections);
+  await measureLaunched(one, [services[0]], req, connections);
   const procs = services.length;
   const two = {
     id: "61c", name: `6.1 pull_request.opened, ${procs} processes, ${connections} connections (${connections / procs} each)`, store: `postgresql, ${procs} processes`, target: "max", goal: "—",
   };
   log(`${two.name}: ${cfg.seconds} s`);
-  Object.assign(two, await measure({ targets: services.map((s) => s.base), req, seconds: cfg.seconds, pids: services.map((s) => s.pid), services, totalConnections: connections }));
-  two.ratio = bareRps ? two.rps / bareRps : null;
-  two.launchedPerS = launchedPerS(two);
+  await measureLaunched(two, services, req, connections);
   two.note = `${two.launchedPerS.toFixed(0)} launched/s with ${procs} processes vs ${one.launchedPerS.toFixed(0)} with 1, both with ${connections} connections`;
-  log(`  ${two.rps.toFixed(0)} req/s, p99 ${(two.latency.p99 / 1000).toFixed(2)} ms, outcomes ${JSON.stringify(two.outcomes)}`);
   return [one, two];
 }
 
@@ -492,7 +489,7 @@ async function main() {
         else {
           log(`${r.name}: probe ${r.probe}; ${cfg.seconds} s`);
           const hook = seeded.webhooks.launch;
-          one = await measureOneProcess(r, services[0], { mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders });
+          one = await measureLaunched(r, [services[0]], { mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders });
           run.rows.push(r);
         }
       } else {
