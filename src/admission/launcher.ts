@@ -106,10 +106,10 @@ export class Launcher {
       const run = newRunRow(request, id, "", now, month);
       let out: LaunchDeliveryOutcome | undefined;
       try {
-        const launch = { teamId: request.teamId, run, month, duplicateId: record.duplicateId };
-        const answer = await store.deliver(record.admission ?? null, { row: record.row(run), launch });
+        const launch = { teamId: request.teamId, run, month };
+        const answer = await store.deliver(record.admission ?? null, { row: record.row(run), launch, duplicateId: record.duplicateId });
         if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
-        if (!answer.outcome || answer.outcome.kind === "recorded") throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
+        if (!answer.outcome || answer.outcome.kind === "recorded" || answer.outcome.kind === "free") throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
         out = answer.outcome;
       } catch (err) {
         // With the admission in the same call, whether it committed is not known: no fallback.

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
-import type { LaunchRequest } from "../admission/launch-types.js";
+import type { LaunchRequest, RecordedLaunchResult } from "../admission/launch-types.js";
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
@@ -26,6 +26,7 @@ import type { BodyKey } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
+import { HeldKeys } from "./held-keys.js";
 
 export interface DeliveryRequest {
   provider: string;
@@ -42,6 +43,8 @@ export interface DeliveryRequest {
 }
 
 const NO_BODY = Buffer.alloc(0);
+/** A replay's row as sent: the store writes it as a duplicate ({@link duplicateRow}) or not at all. */
+const REPLAY = { status: "duplicate" } as const;
 
 /** One bot's result on a launching delivery. */
 export type LaunchResultOf =
@@ -109,6 +112,8 @@ const REFUSED_HINTS_MAX = 10_000;
 export class DeliveryIntake {
   /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
   private readonly refusedUntil = new Map<string, number>();
+  /** Idempotency keys this process saw held: a replay's hint, the store decides. */
+  private readonly heldKeys = new HeldKeys();
 
   constructor(private readonly deps: DeliveryIntakeDeps) {}
 
@@ -265,31 +270,51 @@ export class DeliveryIntake {
       projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
       webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
     });
-    const newId = ids.next("dlv");
-    /** A launch_error row of the same key, when this delivery retries it. */
-    let retried: KeyHolder | undefined;
+    const { tenant_id: teamId } = config;
+    const key = plan.idempotencyKey;
     /** This delivery's own row's id when another holds the key. */
     const duplicateId = ids.next("dlv");
     try {
-      let result = await launcher.launchRecorded(request(newId), {
-        tenantId: config.tenant_id, idempotencyKey: plan.idempotencyKey, admission,
-        row: (run) => deliveryRow(planRow, launched(run.id), newId, plan.idempotencyKey),
-        duplicateId,
-      });
+      let result: RecordedLaunchResult | undefined;
+      if (this.heldKeys.has(teamId, key)) {
+        // A key this process saw held: the key check and the duplicate's row, no launch built.
+        const answer = await store.deliver(admission ?? null, { row: deliveryRow(planRow, REPLAY, duplicateId, key), duplicateId });
+        if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
+        admission = undefined;
+        const outcome = answer.outcome;
+        if (outcome?.kind === "taken") result = outcome;
+        else if (outcome?.kind === "free") this.heldKeys.forget(teamId, key);
+        else throw new Error(`the store answered ${JSON.stringify(outcome)} to a replay`);
+      }
+      /** The launch's row: a new one, or a launch_error row of the same key that this delivery retries. */
+      let deliveryId = "";
+      if (!result) {
+        const newId = (deliveryId = ids.next("dlv"));
+        result = await launcher.launchRecorded(request(newId), {
+          tenantId: teamId, idempotencyKey: key, admission,
+          row: (run) => deliveryRow(planRow, launched(run.id), newId, key),
+          duplicateId,
+        });
+      }
       if (result.kind === "refused") return result;
+      let retried = false;
       if (result.kind === "taken") {
-        if (result.row.status !== "launch_error") return this.duplicate(planRow, result.row, botId, result.recorded ? duplicateId : undefined);
+        if (result.row.status !== "launch_error") {
+          this.heldKeys.remember(teamId, key);
+          return this.duplicate(planRow, result.row, botId, result.recorded ? duplicateId : undefined);
+        }
         // A launch the gate denied before: retried under the same row.
         const failedBefore = result.row;
-        retried = failedBefore;
+        deliveryId = failedBefore.id;
+        retried = true;
         result = await launcher.launch(request(failedBefore.id), {
           within: async (tx, run) => {
             if (!(await retryFailedDelivery(tx, failedBefore.id, launched(run.id)))) throw new LostRace();
           },
         });
       }
-      const deliveryId = retried?.id ?? newId;
       if (result.kind === "launched") {
+        this.heldKeys.remember(teamId, key);
         this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
         return { kind: "launched", deliveryId, runId: result.run.id, botId };
       }
@@ -297,15 +322,16 @@ export class DeliveryIntake {
       if (retried) {
         if (!(await store.write((db) => retryFailedDelivery(db, deliveryId, failed)))) throw new LostRace();
       } else {
-        await store.deliver(null, { row: deliveryRow(planRow, failed, deliveryId, plan.idempotencyKey) });
+        await store.deliver(null, { row: deliveryRow(planRow, failed, deliveryId, key) });
       }
       this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launch_error" });
       return { kind: "denied", deliveryId, botId, denial: result.denial };
     } catch (err) {
       if (!(err instanceof LostRace) && !isUniqueViolation(err)) throw err;
       // Another delivery of the same event won the key: this one is its duplicate.
-      const winner = await findDeliveryByKey(store.db, config.tenant_id, plan.idempotencyKey);
+      const winner = await findDeliveryByKey(store.db, teamId, key);
       if (!winner) throw err;
+      this.heldKeys.remember(teamId, key);
       return this.duplicate(planRow, winner, botId);
     }
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
-import { listDeliveries, type NewDelivery } from "./deliveries.js";
+import { findDeliveryByKey, listDeliveries, type NewDelivery } from "./deliveries.js";
 import { admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
 
 describe.each(storeKinds())("webhook call admission on %s", (kind) => {
@@ -58,6 +58,36 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(190);
     expect((await listDeliveries(ts.store.db, "whk_rows", 500)).map((d) => d.id).sort()).toEqual(admitted.sort());
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_rows", "2026-11")).toBe(10);
+  });
+
+  it("writes a replay's duplicate row when its key is held, retries nothing for a launch_error holder, and writes nothing for a free key", async () => {
+    const l = limits({ webhookId: "whk_replay", burst: 10 });
+    const row = (id: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
+      id, tenant_id: "team_replay", webhook_id: "whk_replay", provider: "forge_b", status: "launched", idempotency_key: key,
+      payload_sha256: "ab".repeat(32), event_kind: "pull_request", event_action: "opened", project_path: "o/r", subject_id: "pr:1", subject_sha: "c".repeat(40),
+      parent_subject_id: null, source_ip: "10.0.0.1", bot_id: "review-pr", run_id: null, reason: null, denial_reason: null, forge_delivery_id: "d-1",
+      launched_at: null, failed_at: null, attempts: 1, created_at: 5, updated_at: 5, ...over,
+    });
+    await ts.store.deliver(null, { row: row("dlv_holder", "k-held", { run_id: "run_holder", launched_at: 5 }) });
+    await ts.store.deliver(null, { row: row("dlv_failed", "k-failed", { status: "launch_error", failed_at: 5, denial_reason: "concurrency_cap_exceeded" }) });
+    const replay = (id: string, key: string) => ts.store.deliver(l, { row: row(id, key, { status: "duplicate", created_at: 9, updated_at: 9 }), duplicateId: `dup_${id}` });
+
+    const held = await replay("dlv_r1", "k-held");
+    expect(held).toMatchObject({ admission: { kind: "admitted" }, outcome: { kind: "taken", row: { id: "dlv_holder", run_id: "run_holder", status: "launched" }, recorded: true } });
+    const failed = await replay("dlv_r2", "k-failed");
+    expect(failed.outcome).toMatchObject({ kind: "taken", row: { id: "dlv_failed", status: "launch_error" } });
+    expect(failed.outcome).not.toHaveProperty("recorded", true);
+    expect(await replay("dlv_r3", "k-free")).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "free" } });
+
+    const rows = await listDeliveries(ts.store.db, "whk_replay", 10);
+    expect(rows.map((r) => r.id).sort()).toEqual(["dlv_failed", "dlv_holder", "dup_dlv_r1"]);
+    expect(rows.find((r) => r.id === "dup_dlv_r1")).toMatchObject({
+      status: "duplicate", idempotency_key: "row|dup_dlv_r1", run_id: "run_holder", reason: "duplicate of dlv_holder",
+      launched_at: null, attempts: 0, created_at: 9, updated_at: 9, subject_sha: "c".repeat(40), forge_delivery_id: "d-1",
+    });
+    expect(await findDeliveryByKey(ts.store.db, "team_replay", "k-free")).toBeUndefined();
+    // Each replay's call was admitted and counted, whatever its key.
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_replay", "2026-11")).toBe(3);
   });
 
   it("refills the bucket over time at the webhook's rate", async () => {

@@ -96,14 +96,19 @@ export interface DeliveryWrite {
   row: NewDelivery;
   /**
    * The run, written with the row when the row's key is free and no limit or org status needs
-   * the gate (the run's org is set from its team); `month` counts it. With `duplicateId`, a held
-   * key (not by a launch_error row, which the caller retries) writes this delivery's own
-   * duplicate row under that id ({@link duplicateRow}), and `taken` says `recorded`.
+   * the gate (the run's org is set from its team); `month` counts it.
    */
-  launch?: { teamId: string; run: RunRow; month: string; duplicateId?: string };
+  launch?: { teamId: string; run: RunRow; month: string };
+  /**
+   * When another row holds the row's key (not a launch_error row, which the caller retries),
+   * this delivery's own duplicate row is written under this id ({@link duplicateRow}) and
+   * `taken` says `recorded`. Without a launch, the write is a replay's: a held key writes its
+   * duplicate row, a free one writes nothing and answers `free`.
+   */
+  duplicateId?: string;
 }
 
-export type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" };
+export type DeliveryWriteOutcome = LaunchDeliveryOutcome | { kind: "recorded" } | { kind: "free" };
 
 /** The call's admission, and when admitted what was written (`recorded` for a row without launch). */
 export interface DeliveryAnswer {
@@ -114,12 +119,13 @@ export interface DeliveryAnswer {
 /** The admission that lets a call through (one object: it carries nothing per call). */
 export const ADMITTED: CallAdmission = { kind: "admitted" };
 const RECORDED: DeliveryWriteOutcome = { kind: "recorded" };
+const FREE: DeliveryWriteOutcome = { kind: "free" };
 
 /**
  * SQLite: a webhook call's writes as one transaction (the store runs it in a shared commit, on
  * a file's writer thread while the event loop is busy): the call's admission when `l` is
- * given, then when admitted the row, or the launch as PostgreSQL's `launch_delivery` decides
- * it (migrations 0007 and 0011; a batch's in 0014).
+ * given, then when admitted the row, a replay's duplicate row, or the launch as PostgreSQL's
+ * `launch_delivery` decides it (migrations 0007 and 0011; a batch's in 0015).
  * Under the write lock the key check sees every row written before, so the launch cannot lose
  * its key to a concurrent delivery; an error leaves nothing written, the admission included.
  */
@@ -128,17 +134,14 @@ export async function deliverOnSqlite(tx: Db, l: CallLimits | null, write: Deliv
     const admission = await admitWebhookCall(tx, l);
     if (admission.kind !== "admitted") return { admission };
   }
-  const { row, launch } = write;
-  if (!launch) {
+  const { row, launch, duplicateId } = write;
+  if (!launch && !duplicateId) {
     await insertDelivery(tx, row);
     return { admission: ADMITTED, outcome: RECORDED };
   }
-  const held = await findDeliveryByKey(tx, row.tenant_id, row.idempotency_key);
-  if (held) {
-    if (!launch.duplicateId || held.status === "launch_error") return { admission: ADMITTED, outcome: { kind: "taken", row: held } };
-    await insertDelivery(tx, duplicateRow(row, held, launch.duplicateId));
-    return { admission: ADMITTED, outcome: { kind: "taken", row: held, recorded: true } };
-  }
+  const taken = await duplicateIfHeld(tx, row, duplicateId);
+  if (taken) return { admission: ADMITTED, outcome: taken };
+  if (!launch) return { admission: ADMITTED, outcome: FREE };
   const [owner] = await ungatedOwner.rows(tx, [launch.teamId]);
   if (!owner) return { admission: ADMITTED, outcome: { kind: "gate" } };
   await insertRun(tx, Object.assign({}, launch.run, { org_id: owner.org_id }));
@@ -155,18 +158,33 @@ const ungatedOwner = new Compiled<{ org_id: string }>(
 );
 
 /**
- * PostgreSQL: a delivery's writes without an admission, in one statement: the row, or
- * `launch_delivery`, which leaves a duplicate's row to the caller (`taken` without `recorded`).
- * Calls go in batches ({@link PgDeliveryBatches}); this is the way of a call whose batch
- * could not write it.
+ * `taken` with the holder of `row`'s key, and this delivery's duplicate row written under
+ * `duplicateId` when given and the holder is not a launch_error row; undefined when the key is
+ * free. SQLite runs it under the write lock; on PostgreSQL (a batch's retried replay) two
+ * replays may both write their rows, each under its own key, as they should.
+ */
+async function duplicateIfHeld(db: Db, row: NewDelivery, duplicateId: string | undefined): Promise<LaunchDeliveryOutcome | undefined> {
+  const held = await findDeliveryByKey(db, row.tenant_id, row.idempotency_key);
+  if (!held) return undefined;
+  if (!duplicateId || held.status === "launch_error") return { kind: "taken", row: held };
+  await insertDelivery(db, duplicateRow(row, held, duplicateId));
+  return { kind: "taken", row: held, recorded: true };
+}
+
+/**
+ * PostgreSQL: a delivery's writes without an admission: the row, a replay's key check
+ * ({@link duplicateIfHeld}), or `launch_delivery`, which leaves a duplicate's row to the caller
+ * (`taken` without `recorded`). Calls go in batches ({@link PgDeliveryBatches}); this is the
+ * way of a call whose batch could not write it.
  */
 export async function writeOnPostgres(db: Db, write: DeliveryWrite): Promise<DeliveryWriteOutcome> {
-  const { row, launch } = write;
-  if (!launch) {
+  const { row, launch, duplicateId } = write;
+  if (launch) return launchDelivery(db, launch.teamId, launch.run, row, launch.month, launch.run.created_at);
+  if (!duplicateId) {
     await insertDelivery(db, row);
     return RECORDED;
   }
-  return launchDelivery(db, launch.teamId, launch.run, row, launch.month, launch.run.created_at);
+  return (await duplicateIfHeld(db, row, duplicateId)) ?? FREE;
 }
 
 /** `admit_webhook_call`'s arguments, in order. */

@@ -26,7 +26,14 @@ const run = (id: string, teamId: string): RunRow => ({
 /** A launching delivery of `teamId` under `key`: its run `run_{id}`, its row as launched, and a duplicate's row id. */
 const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
   row: { ...row(id, "whk_launch"), tenant_id: teamId, idempotency_key: key, status: "launched", run_id: `run_${id}`, reason: null, attempts: 1 },
-  launch: { teamId, run: run(`run_${id}`, teamId), month: "2026-11", duplicateId: `dup_${id}` },
+  launch: { teamId, run: run(`run_${id}`, teamId), month: "2026-11" },
+  duplicateId: `dup_${id}`,
+});
+
+/** A replay of `key`: the key check, and when another row holds it the duplicate's row `dup_{id}`. */
+const replay = (id: string, teamId: string, key: string, webhookId = "whk_launch"): DeliveryWrite => ({
+  row: { ...row(id, webhookId), tenant_id: teamId, idempotency_key: key, status: "duplicate", attempts: 1 },
+  duplicateId: `dup_${id}`,
 });
 
 describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgres", () => {
@@ -94,7 +101,7 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_c2", "2026-11")).toBe(3);
   });
 
-  it("writes a batch's launches by the one-call rules: launched, taken with a duplicate's row, left to the gate, counted per org", async () => {
+  it("writes a batch's launches by the one-call rules: launched, taken with a duplicate's row, left to the gate, counted per org; replays' key checks", async () => {
     // Held before the batch: a launch_error row, whose replay the caller retries (no duplicate row).
     await ts.store.deliver(null, { row: { ...launch("dlv_err", "team_l1a", "k-err").row, status: "launch_error", run_id: null } });
     const first = ts.store.deliver(null, launch("dlv_l0", "team_l1a", "k-0"));
@@ -110,6 +117,9 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
       launch("dlv_none", "team_none", "k-6"),
       launch("dlv_erragain", "team_l1a", "k-err"),
       { row: row("dlv_plain", "whk_launch") },
+      replay("dlv_r0", "team_l1a", "k-0"),
+      replay("dlv_rerr", "team_l1a", "k-err"),
+      replay("dlv_rfree", "team_l1a", "k-free"),
     ];
     const { result: answers, batches } = await countingBatches(() => Promise.all(batch.map((w) => ts.store.deliver(null, w))));
     expect((await first).outcome).toEqual({ kind: "launched", org_id: "org_l1" });
@@ -120,7 +130,7 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     });
     expect(outcomes).toEqual([
       "launched:org_l1", "taken:dlv_l1+row", "taken:dlv_l0+row", "launched:org_l1", "gate", "launched:org_l2", "launched:org_l1", "gate",
-      "taken:dlv_err", "recorded",
+      "taken:dlv_err", "recorded", "taken:dlv_l0+row", "taken:dlv_err", "free",
     ]);
     const runs = await ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("id", "like", "run_dlv_%").orderBy("id").execute();
     expect(runs).toEqual([
@@ -131,6 +141,7 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     expect(duplicates).toEqual([
       { id: "dup_dlv_l0again", status: "duplicate", run_id: "run_dlv_l0", reason: "duplicate of dlv_l0" },
       { id: "dup_dlv_l1again", status: "duplicate", run_id: "run_dlv_l1", reason: "duplicate of dlv_l1" },
+      { id: "dup_dlv_r0", status: "duplicate", run_id: "run_dlv_l0", reason: "duplicate of dlv_l0" },
     ]);
     expect((await findOrgUsage(ts.store.db, "org_l1", "2026-11")).runs).toBe(4);
     expect((await findOrgUsage(ts.store.db, "org_l2", "2026-11")).runs).toBe(1);
@@ -141,14 +152,21 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     const deliver = (id: string) => ts.store.deliver(limits(hook, 10), { row: row(id, hook) });
     const first = deliver("dlv_taken");
     // Waiting for the first: the middle call's row reuses its id, which fails the batch's writes.
-    const batch = [deliver("dlv_before"), deliver("dlv_taken").catch((err: unknown) => err), deliver("dlv_after")];
-    const [before, failed, after] = await Promise.all(batch);
+    const replayOf = (id: string, key: string) => ts.store.deliver(limits(hook, 10), replay(id, "team_b", key, hook));
+    const batch = [
+      deliver("dlv_before"), deliver("dlv_taken").catch((err: unknown) => err), deliver("dlv_after"),
+      replayOf("dlv_rheld", "row|dlv_taken"), replayOf("dlv_rfree", "k-nobody"),
+    ];
+    const [before, failed, after, held, free] = await Promise.all(batch);
     await first;
     expect(before).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
     expect(after).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
     expect(isUniqueViolation(failed)).toBe(true);
-    expect((await listDeliveries(ts.store.db, hook, 10)).map((d) => d.id).sort()).toEqual(["dlv_after", "dlv_before", "dlv_taken"]);
-    expect(await monthlyWebhookCalls(ts.store.db, `webhook:${hook}`, "2026-11")).toBe(4);
+    // Retried one by one too: a replay's key check, and its duplicate's row when the key is held.
+    expect(held).toMatchObject({ admission: { kind: "admitted" }, outcome: { kind: "taken", row: { id: "dlv_taken" }, recorded: true } });
+    expect(free).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "free" } });
+    expect((await listDeliveries(ts.store.db, hook, 10)).map((d) => d.id).sort()).toEqual(["dlv_after", "dlv_before", "dlv_taken", "dup_dlv_rheld"]);
+    expect(await monthlyWebhookCalls(ts.store.db, `webhook:${hook}`, "2026-11")).toBe(6);
   });
 
   it("fails every call of a batch the database does not answer, and sends the next batch", async () => {

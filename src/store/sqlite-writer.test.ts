@@ -41,7 +41,7 @@ function run(id: string, teamId: string): RunRow {
 function launch(teamId: string, key: string, i: number): DeliveryWrite {
   const r = run(`run_${key}_${i}`, teamId);
   const launched = Object.assign(row(`dlv_${key}_${i}`, teamId, key), { status: "launched" as const, run_id: r.id, reason: null, attempts: 1 });
-  return { row: launched, launch: { teamId, run: r, month: MONTH, duplicateId: `dup_${key}_${i}` } };
+  return { row: launched, launch: { teamId, run: r, month: MONTH }, duplicateId: `dup_${key}_${i}` };
 }
 
 describe("a file store's delivery writes on the writer thread", () => {

@@ -185,6 +185,32 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(2);
     });
 
+    it("launches again when the row holding a replayed key is gone: the key seen held is a hint, the store decides", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      const body = prOpened("a1".repeat(20));
+      const first = JSON.parse((await github(hook, body)).body);
+      expect(first.status).toBe("launched");
+      await t.store.db.deleteFrom("webhook_deliveries").where("id", "=", first.delivery_id).execute();
+      const again = JSON.parse((await github(hook, body)).body);
+      expect(again).toMatchObject({ status: "launched" });
+      expect(again.run_id).not.toBe(first.run_id);
+      const replay = JSON.parse((await github(hook, body)).body);
+      expect(replay).toMatchObject({ status: "duplicate", run_id: again.run_id });
+      expect((await deliveries(hook.id)).map((d) => d.status).sort()).toEqual(["duplicate", "launched"]);
+      expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(3);
+    });
+
+    it("retries a launch_error row found holding a replayed key under that row", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
+      const body = prOpened("b2".repeat(20));
+      const first = JSON.parse((await github(hook, body)).body);
+      await t.store.db.updateTable("webhook_deliveries").set({ status: "launch_error", run_id: null, launched_at: null }).where("id", "=", first.delivery_id).execute();
+      const retried = JSON.parse((await github(hook, body)).body);
+      expect(retried).toMatchObject({ status: "launched", delivery_id: first.delivery_id });
+      expect(retried.run_id).not.toBe(first.run_id);
+      expect((await deliveries(hook.id)).map((d) => [d.status, d.attempts])).toEqual([["launched", 2]]);
+    });
+
     it("records a bad signature as invalid with 401", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
       const r = await deliver("forge_b", hook.id, prOpened("f".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` });
