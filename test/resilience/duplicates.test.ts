@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepAlive, type Reply } from "./lib/http.js";
-import { pgAvailable, runsOfWebhook, startCluster, type Cluster } from "./lib/pg.js";
+import { deliveryStatusCounts, pgAvailable, runsOfWebhook, startCluster, type Cluster } from "./lib/pg.js";
 import { cleanupAll, errorLines, startService, type Service } from "./lib/proc.js";
 import { githubPrOpened, seedWideOpen, sendGeneric, sendGithub, type Hook } from "./lib/seed.js";
 
@@ -33,6 +33,11 @@ function tally(replies: Reply[]) {
   };
 }
 
+/**
+ * N identical deliveries at once: exactly one launches. Then N more: every process has seen
+ * the key held by now, so these take the replay's path (the key check and the duplicate's row
+ * alone), and none launches.
+ */
 async function checkOne(label: string, services: Service[], hook: Hook, store: { sqliteFile?: string; pgUrl?: string }, send: (base: string, agent: ReturnType<typeof keepAlive>) => Promise<Reply>) {
   const t0 = Date.now();
   const t = tally(await storm(services, send));
@@ -44,9 +49,19 @@ async function checkOne(label: string, services: Service[], hook: Hook, store: {
   expect(t.duplicate).toBe(N - 1);
   expect([...t.runIds]).toEqual([t.launchedRunId]);
   expect(runs).toEqual([t.launchedRunId]);
+
+  const t1 = Date.now();
+  const again = tally(await storm(services, send));
+  const rows = await deliveryStatusCounts(store, hook.id);
+  console.log(`duplicates ${label}: ${N} more after it → launched ${again.launched}, duplicate ${again.duplicate}, delivery rows ${JSON.stringify(rows)} (${Date.now() - t1} ms)`);
+  expect(again.non200).toEqual([]);
+  expect(again.launched).toBe(0);
+  expect([...again.runIds]).toEqual([t.launchedRunId]);
+  expect(await runsOfWebhook(store, hook.id)).toEqual([t.launchedRunId]);
+  expect(rows).toEqual({ launched: 1, duplicate: 2 * N - 1 });
 }
 
-describe("duplicates: 1000 concurrent identical deliveries → exactly one run", () => {
+describe("duplicates: 1000 concurrent identical deliveries → exactly one run, and none from 1000 more", () => {
   describe("SQLite, one process", () => {
     let svc: Service;
     beforeAll(async () => {

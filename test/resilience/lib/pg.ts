@@ -117,12 +117,12 @@ export async function findLost(store: { sqliteFile?: string; pgUrl?: string }, a
   return lost;
 }
 
-/** Rows of `runs` launched by a webhook, read straight from the store. */
-export async function runsOfWebhook(store: { sqliteFile?: string; pgUrl?: string }, webhookId: string): Promise<string[]> {
+/** One query's rows, read straight from the store: `$1`, `$2`… placeholders on both. */
+async function queryStore<T>(store: { sqliteFile?: string; pgUrl?: string }, text: string, params: unknown[]): Promise<T[]> {
   if (store.sqliteFile) {
     const db = new Database(store.sqliteFile, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("select id from runs where webhook_id = ?").all(webhookId) as { id: string }[]).map((r) => r.id);
+      return db.prepare(text.replace(/\$\d+/g, "?")).all(...params) as T[];
     } finally {
       db.close();
     }
@@ -130,8 +130,21 @@ export async function runsOfWebhook(store: { sqliteFile?: string; pgUrl?: string
   const c = new pg.Client({ connectionString: store.pgUrl });
   await c.connect();
   try {
-    return (await c.query("select id from runs where webhook_id = $1", [webhookId])).rows.map((r) => r.id as string);
+    return (await c.query(text, params)).rows as T[];
   } finally {
     await c.end();
   }
+}
+
+/** Rows of `runs` launched by a webhook. */
+export async function runsOfWebhook(store: { sqliteFile?: string; pgUrl?: string }, webhookId: string): Promise<string[]> {
+  return (await queryStore<{ id: string }>(store, "select id from runs where webhook_id = $1", [webhookId])).map((r) => r.id);
+}
+
+/** A webhook's delivery rows, counted by status. */
+export async function deliveryStatusCounts(store: { sqliteFile?: string; pgUrl?: string }, webhookId: string): Promise<Record<string, number>> {
+  const rows = await queryStore<{ status: string; n: number | string }>(
+    store, "select status, count(*) as n from webhook_deliveries where webhook_id = $1 group by status", [webhookId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
