@@ -43,7 +43,7 @@ export interface DeliveryRequest {
 }
 
 const NO_BODY = Buffer.alloc(0);
-/** A replay's row as sent: the store writes it as a duplicate ({@link duplicateRow}) or not at all. */
+/** A replay's row as sent: the store writes it as a duplicate (its `duplicateRow`) or not at all. */
 const REPLAY = { status: "duplicate" } as const;
 
 /** One bot's result on a launching delivery. */
