@@ -120,6 +120,8 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
         deliver("forge_b", hook.id, prOpened("1".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }),
       "a filtered event": (hook: { id: string; token: string }) => github(hook, JSON.stringify({ zen: "ping" }), "ping"),
       "a launching pull request": (hook: { id: string; token: string }) => github(hook, prOpened("2".repeat(40))),
+      // The first delivery's own event again: its key is held, and this process saw it launch.
+      "a replay of the launched pull request": (hook: { id: string; token: string }) => github(hook, prOpened("3".repeat(40))),
     };
     type RefusedHook = { id: string; token: string; teamId: string; counter: `org:${string}` | `webhook:${string}` };
     const onSeedTeam = async (limits: Record<string, unknown>): Promise<RefusedHook> => {
