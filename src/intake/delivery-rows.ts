@@ -20,7 +20,7 @@ export function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewD
   return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
 }
 
-/** A duplicate's row: the original's run, and a reason naming the original (PostgreSQL builds the same: migrations 0012, 0015). */
+/** A duplicate's row: the original's run, and a reason naming the original (PostgreSQL builds the same: migrations 0012, 0014). */
 export function duplicateOf(row: Base, original: KeyHolder): Base {
   return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }

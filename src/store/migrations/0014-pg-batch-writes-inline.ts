@@ -21,6 +21,12 @@ import { isPostgres } from "../compiled.js";
  * `taken` with the holder's row when the key is held (and the duplicate's own row written unless
  * the holder is a launch_error row), `gate` when the team is unknown, its org is not active or
  * either sets a limit, otherwise the run and the row written and `launched`.
+ *
+ * A call is one of three kinds. With a `run`, a launch, as above. With a `duplicate` id and no
+ * `run`, a replay's (a service sends it for a key it saw held, so that a replay does not build a
+ * launch it will not need): the key checked and, when another row holds it (not a launch_error
+ * row), the duplicate's own row written under that id, answering `taken` with `recorded`; a free
+ * key writes nothing and answers `free`, and the caller sends the launch. With neither, a row.
  */
 export const m0014PgBatchWritesInline: Migration = {
   async up(db: Kysely<any>) {
@@ -62,7 +68,7 @@ export const m0014PgBatchWritesInline: Migration = {
                    order by value->'delivery'->>'tenant_id', value->'delivery'->>'idempotency_key' loop
             continue when verdicts[c.i] <> 'admitted';
             v_delivery := jsonb_populate_record(null::webhook_deliveries, c.v->'delivery');
-            if c.v->'run' is null then
+            if c.v->'run' is null and c.v->'duplicate' is null then
               insert into webhook_deliveries values (v_delivery.*);
               outcomes[c.i] := '{"kind": "recorded"}';
               continue;
@@ -83,6 +89,10 @@ export const m0014PgBatchWritesInline: Migration = {
                 insert into webhook_deliveries values (v_delivery.*);
                 outcomes[c.i] := outcomes[c.i] || '{"recorded": true}';
               end if;
+              continue;
+            end if;
+            if c.v->'run' is null then
+              outcomes[c.i] := '{"kind": "free"}';
               continue;
             end if;
             if v_team_id is distinct from c.v->>'team' then
