@@ -225,7 +225,6 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     rows.push({ ...r, skipped: why });
     log(`${r.name} (${storeLabel}): not run: ${why}`);
   };
-  const deliveryReq = (hook, extra) => ({ mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders, ...extra });
   const missingHooks = !hooks.launch || !hooks.filtered;
   const hooksWhy = `could not create the webhooks: ${seeded.webhookError ?? "no webhook"}`;
 
@@ -261,7 +260,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
   const launchGoal = procs > 1 ? "≥ 1,500 launched/s and > 1 process" : store === "sqlite" ? "≥ 0.60 × bare" : "—";
   const launched = await deliveryScenario(
     row("1", "1. pull_request.opened, new head sha each", "max", launchGoal),
-    hooks.launch, hooks.launch && deliveryReq(hooks.launch), "launched",
+    hooks.launch, hooks.launch && deliveryReq(hooks.launch, files), "launched",
     { goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.6 : procs > 1 ? launchedPerS(r) >= 1500 : true) },
   );
   if (launched && !launched.skipped) launched.launchedPerS = launchedPerS(launched);
@@ -272,14 +271,14 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
       id: "6-1b", name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)", store, target: "max", goal: "baseline",
     };
     log(`${r.name}: ${cfg.seconds} s`);
-    launched.oneAfterPerS = (await measureLaunched(r, [services[0]], deliveryReq(hooks.launch))).launchedPerS;
+    launched.oneAfterPerS = (await measureLaunched(r, [services[0]], deliveryReq(hooks.launch, files))).launchedPerS;
     rows.push(r);
-    rows.push(...(await twiceTheConnections(services, deliveryReq(hooks.launch))));
+    rows.push(...(await twiceTheConnections(services, deliveryReq(hooks.launch, files))));
   }
 
   await deliveryScenario(
     row("2", "2. same delivery, author filtered", "max", store === "sqlite" ? "≥ 0.70 × bare" : "—"),
-    hooks.filtered, hooks.filtered && deliveryReq(hooks.filtered), "filtered",
+    hooks.filtered, hooks.filtered && deliveryReq(hooks.filtered, files), "filtered",
     { goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.7 : true) },
   );
 
@@ -295,7 +294,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     };
     await deliveryScenario(
       row("3", "3. replays of one delivery (duplicate)", "max", store === "sqlite" ? "≥ 0.70 × bare" : "—"),
-      hooks.launch, hooks.launch && deliveryReq(hooks.launch, { mode: "replay", sha, delivery }), "duplicate",
+      hooks.launch, hooks.launch && deliveryReq(hooks.launch, files, { mode: "replay", sha, delivery }), "duplicate",
       { probe, goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.7 : true) },
     );
   }
@@ -304,7 +303,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
 
   await deliveryScenario(
     row("4", `4. fixed rate ${cfg.rate}/s for ${cfg.fixedSeconds} s`, `${cfg.rate}/s`, "p99 ≤ 3 ms, p99.9 ≤ 10 ms, RSS ≤ 160 MB/process"),
-    hooks.launch, hooks.launch && deliveryReq(hooks.launch), "launched",
+    hooks.launch, hooks.launch && deliveryReq(hooks.launch, files), "launched",
     {
       rate: cfg.rate,
       seconds: cfg.fixedSeconds,
@@ -341,6 +340,11 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     }
   }
   return rows;
+}
+
+/** A signed delivery to `hook` with the payload in `files`: a new head sha each request unless `extra` says replay. */
+function deliveryReq(hook, files, extra) {
+  return { mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders, ...extra };
 }
 
 /** Scenario 6's launched deliveries sent to these PostgreSQL service processes, into row `r`. */
@@ -488,8 +492,7 @@ async function main() {
         if (p.status === 404) run.rows.push({ ...r, skipped: "the delivery route answers 404" });
         else {
           log(`${r.name}: probe ${r.probe}; ${cfg.seconds} s`);
-          const hook = seeded.webhooks.launch;
-          one = await measureLaunched(r, [services[0]], { mode: "unique", path: hook.path, key: hook.token, ...files, headers: deliveryHeaders });
+          one = await measureLaunched(r, [services[0]], deliveryReq(seeded.webhooks.launch, files));
           run.rows.push(r);
         }
       } else {
