@@ -18,10 +18,9 @@ export class HeldKeys {
     return this.teams.get(key) === teamId;
   }
 
+  /** A key remembered again keeps its place; another team's under the same key replaces it there. */
   remember(teamId: string, key: string): void {
-    if (this.teams.get(key) === teamId) return;
-    this.teams.delete(key);
-    if (this.teams.size >= this.max) this.teams.delete(this.teams.keys().next().value!);
+    if (this.teams.size >= this.max && !this.teams.has(key)) this.teams.delete(this.teams.keys().next().value!);
     this.teams.set(key, teamId);
   }
 
