@@ -23,6 +23,8 @@ import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyWorkers } from "./intake/body-workers.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
 import { ChangeFeed } from "./core/change-feed.js";
+import { BodyBudget } from "./http/body-budget.js";
+import { deliveryReceiver } from "./http/receive-delivery.js";
 
 export interface Infrastructure {
   config: Config;
@@ -69,8 +71,10 @@ export function composeServices(infra: Infrastructure): Services {
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
+  const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
+  const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
-    launcher, runQueue, botCommands, runs, usage, intake, bodies, parked,
+    launcher, runQueue, botCommands, runs, usage, intake, bodies, parked, bodyBudget, receiveDelivery,
   };
 }

@@ -43,6 +43,23 @@ export interface Config {
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
    */
   trustProxy: boolean | number | string[];
+  http: HttpLimits;
+}
+
+/** What one HTTP connection, and all of them together, may hold of the process. */
+export interface HttpLimits {
+  /** Request body bytes held at once, in all; beyond it a body is refused with 503 and Retry-After. */
+  bodyBudgetBytes: number;
+  /** From a connection's first byte (or the previous request's end) to the end of the headers. */
+  headersTimeoutMs: number;
+  /** From the start of a request to the end of its body. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept. */
+  keepAliveTimeoutMs: number;
+  /** A connection silent this long in either direction is closed (a caller that stopped reading). */
+  idleTimeoutMs: number;
+  /** Open connections at most; past it new ones are closed at once. */
+  maxConnections: number;
 }
 
 /** Platform defaults of the launch gate (Limits rule 2): 0 means unlimited. */
@@ -120,7 +137,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
+    http: {
+      bodyBudgetBytes: read.integer("SERVICE_HTTP_BODY_BUDGET_MB", 64, 26, 65_536) * 1024 * 1024,
+      headersTimeoutMs: read.duration("SERVICE_HTTP_HEADERS_TIMEOUT", 10_000),
+      requestTimeoutMs: read.duration("SERVICE_HTTP_REQUEST_TIMEOUT", 30_000),
+      keepAliveTimeoutMs: read.duration("SERVICE_HTTP_KEEPALIVE_TIMEOUT", 72_000),
+      idleTimeoutMs: read.duration("SERVICE_HTTP_IDLE_TIMEOUT", 60_000),
+      maxConnections: read.integer("SERVICE_HTTP_MAX_CONNECTIONS", 4096, 16, 1_000_000),
+    },
   };
+  for (const [name, ms] of [["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs], ["SERVICE_HTTP_REQUEST_TIMEOUT", config.http.requestTimeoutMs]] as const) {
+    if (ms < 1000) problems.push(`${name}: must be at least 1s`);
+  }
+  if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -1,4 +1,3 @@
-import http from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
@@ -20,11 +19,16 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyWorkers } from "../intake/body-workers.js";
+import type { BodyBudget } from "./body-budget.js";
+import type { DeliveryReceiver } from "./receive-delivery.js";
+import { installApiBodyBudget } from "./api-body-budget.js";
 import { installAuth } from "./auth.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
 import { deliveryFastPath } from "./delivery-fast-path.js";
-import { installErrorHandler } from "./error-handler.js";
+import { answerClientError, createHttpServer } from "./http-server.js";
+import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
+import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { validatorCompiler } from "./validator.js";
 
 declare module "fastify" {
@@ -63,6 +67,10 @@ export interface Services {
   bodies: BodyWorkers;
   /** Synchronize launches parked for the debounce; main.ts sweeps them. */
   parked: ParkedLaunches;
+  /** Request body bytes the process holds at once, in all. */
+  bodyBudget: BodyBudget;
+  /** The delivery endpoint, for the route and the fast path alike. */
+  receiveDelivery: DeliveryReceiver;
 }
 
 export type App = FastifyInstance<
@@ -75,34 +83,30 @@ export type App = FastifyInstance<
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
-  /** Largest request body accepted; forges send up to 25 MiB. */
-  bodyLimit?: number;
   /** Told of every route as it is registered (the route-walk test uses it). */
   onRoute?: (route: { method: string; url: string; public: boolean }) => void;
 }
 
+/** Management bodies are small JSON documents. */
+const API_BODY_LIMIT = 1024 * 1024;
+
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
   let closing = false;
   const fastPath = deliveryFastPath({
-    intake: services.intake, log: options.logger, address: clientAddress(services.config.trustProxy), closing: () => closing,
+    receive: services.receiveDelivery, log: options.logger, address: clientAddress(services.config.trustProxy), closing: () => closing,
   });
   const app = Fastify({
     // Forge deliveries first go to the fast path; whatever it does not take goes to Fastify.
-    serverFactory: (handler, serverOptions) => {
-      const opts = serverOptions as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
-      const server = http.createServer((req, res) => {
+    serverFactory: (handler) =>
+      createHttpServer(services.config.http, (req, res) => {
         if (!fastPath(req, res)) handler(req, res);
-      });
-      // What Fastify sets on a server it creates itself.
-      if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
-      if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
-      server.setTimeout(opts.connectionTimeout ?? 0);
-      return server;
-    },
+      }),
+    clientErrorHandler: answerClientError(options.logger),
+    frameworkErrors: answerFrameworkError,
     loggerInstance: options.logger,
     // Per-request access lines cost the delivery path; failures are logged by the hooks below.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyLimit: API_BODY_LIMIT,
     trustProxy: trustedProxies(services.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: "idle",
@@ -128,8 +132,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       }
     });
   }
-  installErrorHandler(app);
+  installErrorHandler(app, () => services.metrics.httpAborted.inc({ route: "api" }));
   installAuth(app, services.tokens);
+  // The delivery route reads its own body, within the same budget (receive-delivery.ts).
+  installApiBodyBudget(app, services.bodyBudget, API_BODY_LIMIT, (url) => url === DELIVERY_ROUTE);
   app.addHook("preClose", (done) => {
     closing = true;
     done();

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_STATUS, ServiceError, type ErrorCode } from "../core/errors.js";
 import { isStoreUnavailable } from "../store/errors.js";
 
@@ -15,6 +15,8 @@ export interface Answer {
   body: object;
   /** Seconds, sent as Retry-After. */
   retryAfter?: number;
+  /** Close the connection after the answer (a request body left unread). */
+  close?: boolean;
 }
 
 export function errorAnswer(code: ErrorCode, detail: string, field?: string, retryAfter?: number): Answer {
@@ -24,6 +26,7 @@ export function errorAnswer(code: ErrorCode, detail: string, field?: string, ret
 
 export function sendAnswer(reply: FastifyReply, a: Answer) {
   if (a.retryAfter !== undefined) reply.header("retry-after", String(a.retryAfter));
+  if (a.close) reply.header("connection", "close");
   return reply.code(a.status).send(a.body);
 }
 
@@ -50,9 +53,22 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
 };
 
+/** Fastify's own refusals before routing (`frameworkErrors`), in the one body shape. */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") return sendError(reply, "uri_too_long", "a path segment is longer than 100 characters");
+  if (err.code === "FST_ERR_BAD_URL") return sendError(reply, "invalid_request", "the URL is not valid (a bad percent-escape)");
+  return sendAnswer(reply, thrownAnswer(err, request.log));
+}
+
 /** Maps every thrown error to the one body shape; 5xx bodies say nothing internal. */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, onAborted: () => void): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // A caller gone mid-body is not a failure of ours (its socket's ECONNRESET is not the store's).
+    if (request.raw.destroyed && !request.raw.complete) {
+      onAborted();
+      request.log.debug({ route: request.routeOptions.url }, "request aborted by its caller");
+      return reply.hijack();
+    }
     if (err instanceof ServiceError) return sendAnswer(reply, thrownAnswer(err, request.log));
     if (err.validation) {
       const first = err.validation[0];

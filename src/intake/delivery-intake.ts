@@ -28,10 +28,15 @@ import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./d
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 import { HeldKeys } from "./held-keys.js";
 
-export interface DeliveryRequest {
+/** What is known of a delivery before its body is read. */
+export interface DeliveryHead {
   provider: string;
   webhookId: string;
   headers: HeaderBag;
+  sourceIp: string | null;
+}
+
+export interface DeliveryRequest extends DeliveryHead {
   /**
    * Handed over: {@link DeliveryIntake.deliver} replaces it with an empty buffer once the body
    * is hashed, proven and parsed, so that the bytes die young. Kept through the store's round
@@ -39,8 +44,18 @@ export interface DeliveryRequest {
    * full collection: 60 MB and more of peak RSS under load.
    */
   rawBody: Buffer;
-  sourceIp: string | null;
 }
+
+/** A delivery the URL and headers let through: its body may now be read, up to `maxBodyBytes`. */
+export interface OpenDelivery {
+  kind: "open";
+  provider: ProviderName;
+  target: DeliveryTarget;
+  maxBodyBytes: number;
+}
+
+/** {@link DeliveryIntake.open}'s answer: refused before the body is read, or open. */
+export type DeliveryOpening = { kind: "refused"; outcome: DeliveryOutcome } | OpenDelivery;
 
 const NO_BODY = Buffer.alloc(0);
 /** A replay's row as sent: the store writes it as a duplicate (its `duplicateRow`) or not at all. */
@@ -117,23 +132,42 @@ export class DeliveryIntake {
 
   constructor(private readonly deps: DeliveryIntakeDeps) {}
 
+  /** A delivery whose body is already read: {@link open}, then {@link receive}. */
   async deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
+    const opened = await this.open(req);
+    return opened.kind === "refused" ? opened.outcome : this.receive(opened, req);
+  }
+
+  /**
+   * The gates decided by the URL and the headers alone, before the body is read: the config,
+   * the token (token mode) and `enabled`. A refused delivery's body is never read.
+   */
+  async open(head: DeliveryHead): Promise<DeliveryOpening> {
+    const provider = PROVIDER_ALIASES[head.provider.toLowerCase()];
+    if (!provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
+    const target = await this.deps.targets.get(head.webhookId);
+    if (!target || target.config.provider !== provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
+    const { config, secrets } = target;
+    if (config.sign_mode === "token") {
+      const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
+      if (!check.ok) {
+        const row = this.baseRow(config, head, this.deps.clock.now(), null);
+        return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason }) } };
+      }
+    }
+    if (!config.enabled) return { kind: "refused", outcome: { kind: "disabled" } };
+    return { kind: "open", provider, target, maxBodyBytes: providers[provider].maxBodyBytes };
+  }
+
+  /** The rest of the gates and the body's outcome, for a delivery {@link open} let through. */
+  async receive(opened: OpenDelivery, req: DeliveryRequest): Promise<DeliveryOutcome> {
     const { store, clock } = this.deps;
-    const provider = PROVIDER_ALIASES[req.provider.toLowerCase()];
-    if (!provider) return { kind: "unknown_webhook" };
-    const target = await this.deps.targets.get(req.webhookId);
-    if (!target || target.config.provider !== provider) return { kind: "unknown_webhook" };
+    const { provider, target } = opened;
     const { config, secrets, owner } = target;
     const now = clock.now();
     let payloadSha256: string | undefined;
-    /** The row of a delivery refused before its body is read, or by the call's admission. */
+    /** The row of a delivery refused by the call's admission, before its body is proven. */
     const early = (): Base => this.baseRow(config, req, now, (payloadSha256 ??= sha256Hex(req.rawBody)));
-
-    if (config.sign_mode === "token") {
-      const check = checkDeliveryToken(req.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
-      if (!check.ok) return { kind: "bad_token", deliveryId: await this.recordNow(early(), "invalid", { reason: check.reason }) };
-    }
-    if (!config.enabled) return { kind: "disabled" };
 
     const limits: CallLimits = {
       webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
@@ -359,7 +393,7 @@ export class DeliveryIntake {
     return (id) => known.has(id);
   }
 
-  private baseRow(config: WebhookConfig, req: DeliveryRequest, now: number, payloadSha256: string): Base {
+  private baseRow(config: WebhookConfig, req: DeliveryHead, now: number, payloadSha256: string | null): Base {
     return {
       tenant_id: config.tenant_id, webhook_id: config.id, provider: config.provider as ProviderName,
       payload_sha256: payloadSha256, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null,

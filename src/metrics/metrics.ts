@@ -25,6 +25,9 @@ export class Metrics {
   readonly retryPending = this.gauge("service_runs_retry_pending", "Due retries seen in the latest sweep");
   readonly retrySweeps = this.counter("service_runs_retry_sweeps_total", "Sweeper passes");
   readonly runnerHeartbeatErrors = this.counter("service_runner_heartbeat_errors_total", "Runner heartbeats that failed");
+  readonly httpAborted = this.counter("service_http_aborted_total", "Requests their callers abandoned before the end of the body", ["route"]);
+  readonly httpBodiesRefused = this.counter("service_http_bodies_refused_total", "Request bodies refused unread or part-read (too_large, busy)", ["reason"]);
+  readonly httpBodyBytes = this.gauge("service_http_body_bytes", "Bytes of request bodies held by the process");
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
 
   constructor(options: { processMetrics?: boolean } = {}) {

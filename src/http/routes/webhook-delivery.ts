@@ -1,115 +1,36 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Readable } from "node:stream";
 import { Type } from "typebox";
-import type { DeliveryOutcome, LaunchResultOf } from "../../intake/delivery-intake.js";
-import type { ParkResult } from "../../intake/parked-launches.js";
 import type { App, Services } from "../app.js";
 import { clientAddress } from "../client-address.js";
-import { errorAnswer, sendAnswer, type Answer } from "../error-handler.js";
-import { denialAnswer } from "../send-denial.js";
+import { sendAnswer } from "../error-handler.js";
 
-/** GitHub caps deliveries at 25 MB; nothing larger is a real forge payload. */
-export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
+export const DELIVERY_ROUTE = "/api/webhooks/:provider/:id";
 const Params = Type.Object({ provider: Type.String({ maxLength: 32 }), id: Type.String({ maxLength: 128 }) });
 
 /**
- * `POST /api/webhooks/{provider}/{id}`: public (the token or signature is the proof), every
- * body kept as raw bytes for the HMAC, and each outcome mapped to its status in one switch.
- * Plain requests are answered ahead of Fastify, alike (`delivery-fast-path.ts`); this route
- * answers the rest, and `inject`.
+ * `POST /api/webhooks/{provider}/{id}`: public (the token or signature is the proof). The body
+ * stream goes to the receiver unread, which reads it only once the webhook, its provider, its
+ * `enabled` and (token mode) its token are checked. Plain requests are answered ahead of Fastify,
+ * alike (`delivery-fast-path.ts`); this route answers the rest, and `inject`.
  */
 export async function registerWebhookDeliveryRoutes(app: App, s: Services): Promise<void> {
   const address = clientAddress(s.config.trustProxy);
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_DELIVERY_BYTES }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
     scope.post(
-      "/api/webhooks/:provider/:id",
-      { config: { public: true }, bodyLimit: MAX_DELIVERY_BYTES, schema: { tags: ["webhooks"], params: Params, security: [] } },
+      DELIVERY_ROUTE,
+      { config: { public: true }, schema: { tags: ["webhooks"], params: Params, security: [] } },
       async (req, reply) => {
-        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        // The intake alone holds the body, and lets go of it once it is prepared (DeliveryRequest).
+        const body = req.body instanceof Readable ? req.body : Readable.from([]);
         req.body = undefined;
-        const outcome = await s.intake.deliver({
-          provider: req.params.provider,
-          webhookId: req.params.id,
-          headers: req.headers,
-          rawBody,
-          sourceIp: address(req.raw) ?? null,
-        });
-        return sendAnswer(reply, deliveryAnswer(outcome));
+        const answer = await s.receiveDelivery({ provider: req.params.provider, webhookId: req.params.id, headers: req.headers, body, sourceIp: address(req.raw) ?? null });
+        // The caller went away mid-body: there is no one to answer.
+        if (!answer) return reply.hijack();
+        return sendAnswer(reply, answer);
       },
     );
   });
-}
-
-/** Each outcome's status and body, for the route and the fast path alike. */
-export function deliveryAnswer(o: DeliveryOutcome): Answer {
-  switch (o.kind) {
-    case "unknown_webhook":
-      return errorAnswer("invalid_webhook", "invalid webhook");
-    case "bad_token":
-      return errorAnswer("invalid_webhook_token", "invalid webhook token");
-    case "disabled":
-      return errorAnswer("webhook_disabled", "webhook disabled");
-    case "rate_limited":
-      return errorAnswer("rate_limited", "webhook rate limit exceeded", undefined, o.retryAfterSeconds);
-    case "quota_exceeded":
-      return errorAnswer("monthly_call_quota_exceeded", "monthly call quota exceeded");
-    case "org_suspended":
-      return errorAnswer("org_suspended", "org suspended");
-    case "invalid":
-      if (o.httpStatus === 401) return errorAnswer("invalid_signature", o.reason);
-      if (o.httpStatus === 400) return errorAnswer("invalid_request", o.reason);
-      return { status: 200, body: { status: "invalid", delivery_id: o.deliveryId, reason: o.reason } };
-    case "filtered":
-      return { status: 200, body: { status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) } };
-    case "launch":
-      return launchAnswer(o.results);
-    case "deferred":
-      return parkedAnswer(o.results);
-    default: {
-      const unreachable: never = o;
-      throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-/** One bot: its own result. A fan-out: 200 with every bot's result when any launched or was a duplicate. */
-function launchAnswer(results: LaunchResultOf[]): Answer {
-  const accepted = results.filter((r) => r.kind !== "denied");
-  if (accepted.length === 0 && results[0]?.kind === "denied") return denialAnswer(results[0].denial);
-  if (results.length === 1 && results[0]) return { status: 200, body: resultBody(results[0]) };
-  const status = results.some((r) => r.kind === "launched") ? "launched" : "duplicate";
-  return { status: 200, body: { status, results: results.map(resultBody) } };
-}
-
-function resultBody(r: LaunchResultOf) {
-  switch (r.kind) {
-    case "launched":
-      return { status: "launched", run_id: r.runId, delivery_id: r.deliveryId, bot: r.botId };
-    case "duplicate":
-      return { status: "duplicate", run_id: r.runId, delivery_id: r.deliveryId, original_delivery_id: r.originalDeliveryId, bot: r.botId };
-    case "denied":
-      return { status: "launch_error", delivery_id: r.deliveryId, bot: r.botId, error: r.denial.error, detail: r.denial.detail };
-  }
-}
-
-/** 202 when any bot's launch was parked, else 200; one bot: its own result, a fan-out: every bot's. */
-function parkedAnswer(results: ParkResult[]): Answer {
-  const status = results.some((r) => r.kind === "deferred") ? 202 : 200;
-  if (results.length === 1 && results[0]) return { status, body: parkedBody(results[0]) };
-  const kind = status === 202 ? "deferred" : results.some((r) => r.kind === "duplicate") ? "duplicate" : "filtered";
-  return { status, body: { status: kind, results: results.map(parkedBody) } };
-}
-
-function parkedBody(r: ParkResult) {
-  switch (r.kind) {
-    case "deferred":
-      return { status: "deferred", delivery_id: r.deliveryId, bot: r.botId, launch_at: new Date(r.launchAt).toISOString() };
-    case "filtered":
-      return { status: "filtered", delivery_id: r.deliveryId, bot: r.botId, reason: r.reason };
-    case "duplicate":
-      return resultBody(r);
-  }
 }

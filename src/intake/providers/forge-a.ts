@@ -2,7 +2,7 @@ import { firstHeaderValue } from "../headers.js";
 import { parseJsonObject } from "../json-guards.js";
 import { verifyBody } from "../verify-body.js";
 import { parseGitlab } from "./gitlab-parse.js";
-import type { Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
 
 /** forge_a is GitLab: it echoes the secret token verbatim and signs nothing. */
 export const forgeA: Provider = {
@@ -14,6 +14,7 @@ export const forgeA: Provider = {
     signature: [],
   },
   signModes: ["token"],
+  maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);
   },

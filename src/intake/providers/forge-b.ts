@@ -2,7 +2,7 @@ import { firstHeaderValue } from "../headers.js";
 import { parseJsonObject } from "../json-guards.js";
 import { verifyBody } from "../verify-body.js";
 import { parseGithubLike } from "./github-like-parse.js";
-import type { Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
 
 /** forge_b is GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
 export const forgeB: Provider = {
@@ -14,6 +14,7 @@ export const forgeB: Provider = {
     signature: ["X-Hub-Signature-256", "X-Forge-B-Signature-256"],
   },
   signModes: ["hmac"],
+  maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefixed", form: "sign-body" }, input);
   },

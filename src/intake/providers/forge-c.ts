@@ -2,7 +2,7 @@ import { firstHeaderValue } from "../headers.js";
 import { parseJsonObject } from "../json-guards.js";
 import { verifyBody } from "../verify-body.js";
 import { parseGithubLike } from "./github-like-parse.js";
-import type { Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
 
 /**
  * forge_c is Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
@@ -17,6 +17,7 @@ export const forgeC: Provider = {
     signature: ["X-Forgejo-Signature", "X-Forge-C-Signature", "X-Gitea-Signature", "X-Gogs-Signature", "X-Forge-C-Legacy-Signature"],
   },
   signModes: ["hmac"],
+  maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "sign-payload" }, input);
   },

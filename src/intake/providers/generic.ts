@@ -2,6 +2,9 @@ import { parseJsonObject } from "../json-guards.js";
 import { verifyBody } from "../verify-body.js";
 import type { Provider } from "./provider.js";
 
+/** 256 vars of 4 KiB, each at worst six-fold as JSON escapes, and the rest of the request. */
+const GENERIC_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
 /** A custom caller: a bearer token header by default, or hmac (`sha256=<hex>` or bare hex) opted in. */
 export const generic: Provider = {
   name: "generic",
@@ -12,6 +15,7 @@ export const generic: Provider = {
     signature: ["X-Service-Webhook-Signature"],
   },
   signModes: ["token", "hmac"],
+  maxBodyBytes: GENERIC_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);
   },

@@ -33,11 +33,16 @@ export type VerifyResult =
 
 export type ParseResult = { ok: true; event: DeliveryEvent } | { ok: false; reason: string };
 
+/** GitHub and GitLab both cap webhook payloads at 25 MB; nothing larger is a real forge delivery. */
+export const FORGE_MAX_BODY_BYTES = 25 * 1024 * 1024;
+
 export interface Provider {
   readonly name: ProviderName;
   readonly headers: ProviderHeaders;
   /** Sign modes this provider can prove; the first is its default. */
   readonly signModes: readonly SignMode[];
+  /** The largest body this provider's deliveries may carry; a longer one is refused unread (413). */
+  readonly maxBodyBytes: number;
   verify(input: VerifyInput): VerifyResult;
   /** JSON.parse happens here, on a verified payload only. */
   parse(payload: VerifiedPayload, headers: HeaderBag): ParseResult;

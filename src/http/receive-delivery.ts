@@ -1,0 +1,75 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
+import type { DeliveryIntake } from "../intake/delivery-intake.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { BodyBudget } from "./body-budget.js";
+import { deliveryAnswer } from "./delivery-answer.js";
+import { errorAnswer, thrownAnswer, type Answer } from "./error-handler.js";
+import { readBody } from "./read-body.js";
+
+/** A delivery as it arrives: its URL's parts, its headers and its body, not yet read. */
+export interface IncomingDelivery {
+  provider: string;
+  webhookId: string;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+  sourceIp: string | null;
+}
+
+export interface DeliveryReceiverDeps {
+  intake: DeliveryIntake;
+  budget: BodyBudget;
+  metrics: Metrics;
+  log: FastifyBaseLogger;
+}
+
+/** Answers a delivery, or null when its caller went away before the end of its body. */
+export type DeliveryReceiver = (delivery: IncomingDelivery) => Promise<Answer | null>;
+
+/**
+ * The delivery endpoint for the route and the fast path alike: the gates that need only the URL
+ * and headers first (an unknown, mismatched or disabled webhook, a wrong token), so that a
+ * refused delivery's body is never read; then the body, within its provider's limit and the
+ * process's body budget; then the intake.
+ */
+export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
+  const { intake, budget, metrics, log } = deps;
+  return async (delivery) => {
+    let read;
+    let opened;
+    try {
+      opened = await intake.open(delivery);
+      if (opened.kind === "refused") return unread(delivery.headers, deliveryAnswer(opened.outcome));
+      read = await readBody(delivery.body, delivery.headers, opened.maxBodyBytes, budget);
+    } catch (err) {
+      return unread(delivery.headers, thrownAnswer(err, log));
+    }
+    switch (read.kind) {
+      case "too_large":
+        metrics.httpBodiesRefused.inc({ reason: "too_large" });
+        return { ...errorAnswer("payload_too_large", `a ${opened.provider} delivery carries at most ${opened.maxBodyBytes} bytes`), close: true };
+      case "busy":
+        metrics.httpBodiesRefused.inc({ reason: "busy" });
+        return { ...errorAnswer("server_busy", "too many request bodies are being read at once; try again", undefined, 1), close: true };
+      case "aborted":
+        metrics.httpAborted.inc({ route: "delivery" });
+        log.debug({ webhookId: delivery.webhookId }, "delivery aborted by its caller");
+        return null;
+      case "body":
+        try {
+          return deliveryAnswer(await intake.receive(opened, { ...delivery, rawBody: read.body }));
+        } catch (err) {
+          return thrownAnswer(err, log);
+        } finally {
+          read.release();
+        }
+    }
+  };
+}
+
+/** An answer sent before the body was read: the connection closes, so the body is never taken in. */
+function unread(headers: IncomingHttpHeaders, a: Answer): Answer {
+  const bodyFollows = headers["transfer-encoding"] !== undefined || (headers["content-length"] ?? "0") !== "0";
+  return bodyFollows ? { ...a, close: true } : a;
+}
