@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   }
 
   const app = await buildApp(services, { logger: log });
-  await app.listen({ host: config.host, port: config.port });
+  // A burst of new connections waits in the kernel's queue rather than retrying its SYN a second later.
+  await app.listen({ host: config.host, port: config.port, backlog: config.http.maxConnections });
   log.info({ url: config.baseUrl }, "listening");
   // In-process runner (embedded mode); with SERVICE_RUNNER=none this process only reclaims lapsed leases.
   const runner = config.runner === "inprocess"

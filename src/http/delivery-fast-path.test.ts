@@ -145,6 +145,9 @@ describe("delivery fast path", () => {
     expect(JSON.parse(res.body)).toEqual({ error: "invalid_webhook", detail: "invalid webhook" });
     expect(seen).toHaveLength(0);
     expect(opened).toHaveLength(1);
+    // A small body is discarded as it comes, and the connection kept for the next delivery.
+    const small = await post("/api/webhooks/forge_b/unknown", "{}");
+    expect([small.status, small.headers.get("connection")]).toEqual([401, "keep-alive"]);
   });
 
   it("refuses a declared length over the provider's limit at the header (413), and a chunked body at the chunk that passes it", async () => {

@@ -68,8 +68,14 @@ export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
   };
 }
 
-/** An answer sent before the body was read: the connection closes, so the body is never taken in. */
+/** Past this, a refused delivery's unread body is not worth taking in to keep the connection. */
+const DISCARD_MAX_BYTES = 64 * 1024;
+
+/**
+ * An answer sent before the body was read. A small body is discarded as it arrives (node:http
+ * does so) and the connection kept; a large or chunked one is never taken in: the connection closes.
+ */
 function unread(headers: IncomingHttpHeaders, a: Answer): Answer {
-  const bodyFollows = headers["transfer-encoding"] !== undefined || (headers["content-length"] ?? "0") !== "0";
-  return bodyFollows ? { ...a, close: true } : a;
+  const large = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > DISCARD_MAX_BYTES;
+  return large ? { ...a, close: true } : a;
 }

@@ -13,6 +13,11 @@ import { request } from "./http.js";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 /** The service under test; RESILIENCE_MAIN points at another build (e.g. a candidate fix). */
 export const MAIN = process.env.RESILIENCE_MAIN ?? path.join(ROOT, "dist/main.js");
+/** The Node flags `npm start` runs the service with (its heap sizing), read from package.json. */
+export const START_NODE_ARGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+  return /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(start)?.[1]?.trim().split(" ").filter(Boolean) ?? [];
+})();
 export const ADMIN_TOKEN = `iap_resilience_${"R".repeat(30)}`;
 
 const SHARED_SEAL_KEY = Buffer.alloc(32, 7).toString("base64");
@@ -47,6 +52,8 @@ export interface ServiceOptions {
   databaseUrl?: string;
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Node flags before the script (npm start's heap flags, say). */
+  nodeArgs?: string[];
 }
 
 export interface Service {
@@ -64,6 +71,8 @@ export interface Service {
   stop(ms?: number): Promise<void>;
   /** Resident set size in bytes from /proc/<pid>/status (0 when gone). */
   rssBytes(): number;
+  /** The process's peak resident set size so far (VmHWM), in bytes. */
+  peakRssBytes(): number;
 }
 
 export async function startService(opts: ServiceOptions = {}): Promise<Service> {
@@ -83,7 +92,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
     ...(opts.databaseUrl ? { SERVICE_DATABASE_URL: opts.databaseUrl, SERVICE_SEAL_KEY: SHARED_SEAL_KEY } : {}),
     ...opts.env,
   };
-  const proc = spawn(process.execPath, [opts.script ?? MAIN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script ?? MAIN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   live.add(proc);
   let out = "";
   const keep = (chunk: Buffer) => {
@@ -117,14 +126,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
       await exit;
       clearTimeout(t);
     },
-    rssBytes: () => {
-      try {
-        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"));
-        return m ? Number(m[1]) * 1024 : 0;
-      } catch {
-        return 0;
-      }
-    },
+    rssBytes: () => procStatusBytes(proc.pid!, "VmRSS"),
+    peakRssBytes: () => procStatusBytes(proc.pid!, "VmHWM"),
   };
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
   for (;;) {
@@ -140,6 +143,16 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
       throw new Error(`service not ready within ${opts.readyTimeoutMs ?? 30_000} ms:\n${out}`);
     }
     await sleep(50);
+  }
+}
+
+/** A size line of /proc/<pid>/status in bytes (0 when the process is gone). */
+function procStatusBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
   }
 }
 
