@@ -27,6 +27,7 @@ import { providers } from "./providers/registry.js";
 import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 import { HeldKeys } from "./held-keys.js";
+import { BoundedMap } from "../core/bounded-map.js";
 
 /** What is known of a delivery before its body is read. */
 export interface DeliveryHead {
@@ -114,7 +115,7 @@ export interface DeliveryIntakeDeps {
 
 /** How long a webhook whose monthly quota refused a call takes the admission-first path. */
 const QUOTA_RECHECK_MS = 60_000;
-/** Past this many webhooks with a refusal hint, expired hints are dropped. */
+/** Webhooks with a refusal hint at most; past it the oldest hint goes first. */
 const REFUSED_HINTS_MAX = 10_000;
 
 /**
@@ -126,7 +127,7 @@ const REFUSED_HINTS_MAX = 10_000;
  */
 export class DeliveryIntake {
   /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
-  private readonly refusedUntil = new Map<string, number>();
+  private readonly refusedUntil = new BoundedMap<string, number>(REFUSED_HINTS_MAX);
   /** Idempotency keys this process saw held: a replay's hint, the store decides. */
   private readonly heldKeys = new HeldKeys();
 
@@ -279,9 +280,6 @@ export class DeliveryIntake {
   private async refuse(provider: ProviderName, row: Base, refusal: CallRefusal, now: number): Promise<DeliveryOutcome> {
     this.deps.metrics.webhookThrottled.inc({ provider, reason: refusal.kind });
     const refusedFor = refusal.kind === "rate_limited" ? refusal.retryAfterSeconds * 1000 : QUOTA_RECHECK_MS;
-    if (this.refusedUntil.size >= REFUSED_HINTS_MAX) {
-      for (const [id, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(id);
-    }
     this.refusedUntil.set(row.webhook_id, now + refusedFor);
     if (refusal.kind === "rate_limited") {
       const deliveryId = await this.recordNow(row, "rate_limited", { reason: "webhook rate limit" });

@@ -1,3 +1,4 @@
+import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { Change, ChangeFeed } from "../core/change-feed.js";
 import type { Sealer } from "../core/sealer.js";
@@ -26,7 +27,7 @@ const MAX_ENTRIES = 10_000;
  * of 0 reads the store on every delivery.
  */
 export class DeliveryTargets {
-  private readonly entries = new Map<string, { target: DeliveryTarget; expires: number }>();
+  private readonly entries = new BoundedMap<string, { target: DeliveryTarget; expires: number }>(MAX_ENTRIES);
 
   constructor(
     private readonly deps: { store: Store; sealer: Sealer; clock: Clock; changes: ChangeFeed; ttlMs: number },
@@ -48,7 +49,7 @@ export class DeliveryTargets {
     const hmacSecret = config.sign_mode === "hmac" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
     const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret };
     if (this.deps.ttlMs > 0) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);
       this.entries.set(webhookId, { target, expires: now + this.deps.ttlMs });
     }
@@ -60,6 +61,6 @@ export class DeliveryTargets {
       this.entries.delete(change.id);
       return;
     }
-    for (const [id, entry] of this.entries) if (entry.target.owner.orgId === change.id) this.entries.delete(id);
+    this.entries.deleteWhere((entry) => entry.target.owner.orgId === change.id);
   }
 }

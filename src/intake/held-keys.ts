@@ -1,3 +1,5 @@
+import { BoundedMap } from "../core/bounded-map.js";
+
 /** How many keys a process remembers; past it, the oldest remembered is forgotten. */
 const HELD_KEYS_MAX = 10_000;
 
@@ -10,9 +12,11 @@ const HELD_KEYS_MAX = 10_000;
  */
 export class HeldKeys {
   /** Key → its team: keys are per team, and one Map of plain keys costs no string per look-up. */
-  private readonly teams = new Map<string, string>();
+  private readonly teams: BoundedMap<string, string>;
 
-  constructor(private readonly max = HELD_KEYS_MAX) {}
+  constructor(max = HELD_KEYS_MAX) {
+    this.teams = new BoundedMap(max);
+  }
 
   has(teamId: string, key: string): boolean {
     return this.teams.get(key) === teamId;
@@ -20,7 +24,6 @@ export class HeldKeys {
 
   /** A key remembered again keeps its place; another team's under the same key replaces it there. */
   remember(teamId: string, key: string): void {
-    if (this.teams.size >= this.max && !this.teams.has(key)) this.teams.delete(this.teams.keys().next().value!);
     this.teams.set(key, teamId);
   }
 
