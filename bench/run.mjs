@@ -202,14 +202,10 @@ async function benchBare(files) {
 
 const RSS_GOAL = 160 * MB;
 
-/**
- * `threads`: the run is the SERVICE_INTAKE_THREADS option, not the default; only scenarios 1–3
- * run, as rows of their own (`1t`…) measured for the table, not held to the goals.
- */
-async function serviceScenarios({ store, services, seeded, files, payload, threads }) {
+async function serviceScenarios({ store, services, seeded, files, payload }) {
   if (ceiling) ceiling.last = null; // a fresh service and its seeding came in between
   const procs = services.length;
-  const storeLabel = `${procs > 1 ? `${store}, ${procs} processes` : store}${threads ? `, SERVICE_INTAKE_THREADS=${threads}` : ""}`;
+  const storeLabel = procs > 1 ? `${store}, ${procs} processes` : store;
   const targets = services.map((s) => s.base);
   const pids = services.map((s) => s.pid);
   const rows = [];
@@ -218,8 +214,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
   const prefix = store === "sqlite" ? "" : "6";
 
   const row = (id, name, target, goal) => ({
-    id: `${prefix}${id}${threads ? "t" : ""}`, name: prefix ? name.replace(/^(\d)\. /, "6.$1 ") : name, store: storeLabel, target,
-    goal: threads ? "— (option)" : goal,
+    id: `${prefix}${id}`, name: prefix ? name.replace(/^(\d)\. /, "6.$1 ") : name, store: storeLabel, target, goal,
   });
   const skip = (r, why) => {
     rows.push({ ...r, skipped: why });
@@ -250,7 +245,7 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     }
     const probeOk = p.status >= 200 && p.status < 300 && p.outcome === expect;
     const clean = m.non2xx === 0 && m.socketErrors === 0;
-    r.met = threads ? (probeOk && clean ? null : false) : goalCheck(r) && probeOk && clean;
+    r.met = goalCheck(r) && probeOk && clean;
     if (!probeOk) r.note = `the probe expected status ${expect}`;
     rows.push(r);
     log(`  ${m.rps.toFixed(0)} req/s, p50 ${(m.latency.p50 / 1000).toFixed(2)} ms, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, RSS ${(m.rss / MB).toFixed(0)} MB, non-2xx ${m.non2xx}, outcomes ${JSON.stringify(m.outcomes)}`);
@@ -299,7 +294,6 @@ async function serviceScenarios({ store, services, seeded, files, payload, threa
     );
   }
 
-  if (threads) return rows;
 
   await deliveryScenario(
     row("4", `4. fixed rate ${cfg.rate}/s for ${cfg.fixedSeconds} s`, `${cfg.rate}/s`, "p99 ≤ 3 ms, p99.9 ≤ 10 ms, RSS ≤ 160 MB/process"),
@@ -462,14 +456,6 @@ async function main() {
     const rows = await serviceScenarios({ store: "sqlite", services, seeded, files, payload });
     run.rows.push(...rows);
     rssRow(rows, "sqlite");
-    await Promise.all(services.map((s) => s.child.stop(25_000)));
-  }
-  // The same on a fresh store with the body thread option, for the trade-off it makes.
-  {
-    log("starting the service on SQLite with SERVICE_INTAKE_THREADS=1");
-    const services = await startAll("sqlite-threads", 1, "", sealKey, token, { SERVICE_INTAKE_THREADS: "1" });
-    const seeded = await seed(services[0].base, token, `sqlite-threads-${newNonce()}`, run.notes);
-    run.rows.push(...(await serviceScenarios({ store: "sqlite", services, seeded, files, payload, threads: 1 })));
     await Promise.all(services.map((s) => s.child.stop(25_000)));
   }
 

@@ -20,7 +20,7 @@ import { CredentialStore } from "./credentials/credential-store.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
-import { BodyWorkers } from "./intake/body-workers.js";
+import { BodyBatch } from "./intake/body-batch.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
@@ -34,8 +34,6 @@ export interface Infrastructure {
   metrics: Metrics;
   sealer: Sealer;
   log: import("pino").Logger;
-  /** The compiled body-thread module; the tests, run from src/, name the one in dist/. */
-  bodyWorkerEntry?: URL;
 }
 
 /** Builds every capability once, from the infrastructure; shared by main.ts and the tests. */
@@ -58,10 +56,7 @@ export function composeServices(infra: Infrastructure): Services {
   const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
-  const bodies = new BodyWorkers({
-    threads: infra.config.intakeThreads, log: infra.log,
-    entry: infra.bodyWorkerEntry ?? new URL("./intake/body-worker.js", import.meta.url),
-  });
+  const bodies = new BodyBatch();
   const parked = new ParkedLaunches({
     store, clock, ids, launcher, targets, metrics: infra.metrics, log: infra.log.child({ component: "parked-launches" }),
     quietMs: infra.config.syncDebounceMs, maxWaitMs: infra.config.syncMaxWaitMs,
@@ -75,6 +70,6 @@ export function composeServices(infra: Infrastructure): Services {
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
-    launcher, runQueue, botCommands, runs, usage, intake, bodies, parked, bodyBudget, receiveDelivery,
+    launcher, runQueue, botCommands, runs, usage, intake, parked, bodyBudget, receiveDelivery,
   };
 }

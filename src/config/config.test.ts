@@ -11,12 +11,16 @@ describe("loadConfig", () => {
     expect(c.syncDebounceMs).toBe(180_000);
     expect(c.syncMaxWaitMs).toBe(900_000);
     expect(c.databasePoolSize).toBe(10);
-    expect(c.intakeThreads).toBe(0);
   });
 
-  it("reads the PostgreSQL pool size and the intake threads, and refuses values out of range", () => {
-    expect(loadConfig({ SERVICE_DATABASE_POOL_SIZE: "3", SERVICE_INTAKE_THREADS: "2" })).toMatchObject({ databasePoolSize: 3, intakeThreads: 2 });
-    for (const [name, value] of [["SERVICE_DATABASE_POOL_SIZE", "0"], ["SERVICE_DATABASE_POOL_SIZE", "many"], ["SERVICE_INTAKE_THREADS", "-1"], ["SERVICE_INTAKE_THREADS", "65"]]) {
+  it("reads the PostgreSQL pool size and the HTTP limits, and refuses values out of range", () => {
+    expect(loadConfig({ SERVICE_DATABASE_POOL_SIZE: "3", SERVICE_HTTP_BODY_BUDGET_MB: "32", SERVICE_HTTP_HEADERS_TIMEOUT: "5s" })).toMatchObject({
+      databasePoolSize: 3, http: { bodyBudgetBytes: 32 * 1024 * 1024, headersTimeoutMs: 5000, requestTimeoutMs: 30_000, maxConnections: 4096 },
+    });
+    for (const [name, value] of [
+      ["SERVICE_DATABASE_POOL_SIZE", "0"], ["SERVICE_DATABASE_POOL_SIZE", "many"], ["SERVICE_HTTP_BODY_BUDGET_MB", "25"],
+      ["SERVICE_HTTP_HEADERS_TIMEOUT", "500ms"], ["SERVICE_HTTP_REQUEST_TIMEOUT", "5s"], ["SERVICE_HTTP_MAX_CONNECTIONS", "8"],
+    ]) {
       expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(name);
     }
   });

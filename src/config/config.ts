@@ -26,12 +26,6 @@ export interface Config {
   syncMaxWaitMs: number;
   /** How long a replica may use a webhook's configuration read from the store; 0 reads it per delivery. */
   configCacheTtlMs: number;
-  /**
-   * Threads that hash, prove and parse large delivery bodies off the event loop; 0 (the default)
-   * keeps them on it. Where cores are spare, more deliveries per second for more memory
-   * (bench/ANALYSIS.md §9).
-   */
-  intakeThreads: number;
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
@@ -131,7 +125,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     syncDebounceMs: read.duration("SERVICE_WEBHOOK_SYNC_DEBOUNCE", 3 * 60_000),
     syncMaxWaitMs: read.duration("SERVICE_WEBHOOK_SYNC_MAX_WAIT", 15 * 60_000),
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
-    intakeThreads: read.integer("SERVICE_INTAKE_THREADS", 0, 0, 64),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),

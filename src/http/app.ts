@@ -18,7 +18,6 @@ import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
 import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
-import type { BodyWorkers } from "../intake/body-workers.js";
 import type { BodyBudget } from "./body-budget.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
 import { installApiBodyBudget } from "./api-body-budget.js";
@@ -63,8 +62,6 @@ export interface Services {
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;
-  /** The threads delivery bodies are prepared on; stopped when the app closes. */
-  bodies: BodyWorkers;
   /** Synchronize launches parked for the debounce; main.ts sweeps them. */
   parked: ParkedLaunches;
   /** Request body bytes the process holds at once, in all. */
@@ -145,9 +142,6 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       request.log.warn({ method: request.method, route: request.routeOptions.url, status: reply.statusCode }, "request failed");
     }
   });
-
-  // After the server has stopped taking requests and in-flight ones have finished.
-  app.addHook("onClose", () => services.bodies.close());
 
   for (const register of routeModules) await register(app, services);
   return app;

@@ -21,7 +21,7 @@ import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
 import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
 import type { HeaderBag } from "./headers.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
-import type { BodyWorkers } from "./body-workers.js";
+import type { BodyBatch } from "./body-batch.js";
 import type { BodyKey } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
@@ -102,7 +102,7 @@ export interface DeliveryIntakeDeps {
   /** Webhook configurations as deliveries read them (cached per process). */
   targets: DeliveryTargets;
   /** Where bodies are hashed, proven and parsed. */
-  bodies: BodyWorkers;
+  bodies: BodyBatch;
   bots: BotCatalog;
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;

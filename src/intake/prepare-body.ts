@@ -6,7 +6,7 @@ import type { HeaderBag } from "./headers.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
 
-/** What proves a body, as plain data: it crosses to a worker thread (see body-workers.ts). */
+/** What proves a body: the HMAC secret, or the salted token hash. */
 export type BodyKey = { mode: "hmac"; secret: string } | { mode: "token"; secrets: Pick<WebhookSecrets, "token_hash"> };
 
 /** A delivery body and what is needed to prove and read it. */

@@ -15,9 +15,7 @@ import { Metrics } from "../metrics/metrics.js";
 import { openStore, type Store, type StoreKind, type StoreOptions } from "../store/store.js";
 import { bootstrapAdmin } from "../tenancy/bootstrap.js";
 
-/** The compiled body-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
-export const BODY_WORKER_ENTRY = new URL("../../dist/intake/body-worker.js", import.meta.url);
-/** The compiled writer-thread module, for the same reason. */
+/** The compiled writer-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
 export const WRITER_ENTRY = new URL("../../dist/store/sqlite-writer-worker.js", import.meta.url);
 
 /** SQLite always; PostgreSQL too when SERVICE_TEST_DATABASE_URL names a server. */
@@ -100,7 +98,7 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   const clock = new ManualClock();
   const sealer = new Sealer("test", { test: randomBytes(32) });
   const metrics = new Metrics({ processMetrics: false });
-  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log, bodyWorkerEntry: BODY_WORKER_ENTRY });
+  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log});
   await bootstrapAdmin({ store, clock, ids: randomIds, tokens: services.tokens }, config.adminToken);
   const routes: TestApp["routes"] = [];
   const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
