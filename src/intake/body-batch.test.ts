@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../core/secrets.js";
+import { tokenMatches } from "../webhooks/webhook-token.js";
 import { BodyBatch } from "./body-batch.js";
 import { fixtureBytes, githubExample, loadGithubExamples } from "./fixtures/fixtures.js";
 import { prepareBody, type BodyJob } from "./prepare-body.js";
@@ -19,13 +20,13 @@ const github = (event: string, action: string, sign = true): BodyJob => {
   const rawBody = padded(githubExample(examples, event, action));
   const signature = sign ? hmacSha256Hex(SECRET, rawBody) : "0".repeat(64);
   return {
-    provider: "forge_b", rawBody, key: { mode: "hmac", secret: SECRET },
+    provider: "forge_b", rawBody, auth: { mode: "hmac", secret: SECRET },
     headers: { "x-github-event": event, "content-type": "application/json", "x-hub-signature-256": `sha256=${signature}` },
   };
 };
 const gitlab = (token: string): BodyJob => ({
   provider: "forge_a", rawBody: padded(JSON.parse(fixtureBytes("gitlab-merge-request-open").toString())),
-  key: { mode: "token", secrets: { token_hash: TOKEN_HASH } }, headers: { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": token },
+  auth: { mode: "token", verifyToken: (presented) => tokenMatches({ token_hash: TOKEN_HASH }, presented) }, headers: { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": token },
 });
 
 /** Signed and unsigned, hmac and token, valid JSON and a truncated body. */

@@ -22,7 +22,7 @@ import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
 import type { HeaderBag } from "./headers.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
-import type { BodyKey } from "./prepare-body.js";
+import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
 import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
@@ -52,6 +52,8 @@ export interface OpenDelivery {
   kind: "open";
   provider: ProviderName;
   target: DeliveryTarget;
+  /** What proves the body; undefined for an hmac webhook without a secret (rotate it). */
+  auth: BodyAuth | undefined;
   maxBodyBytes: number;
 }
 
@@ -149,15 +151,21 @@ export class DeliveryIntake {
     const target = await this.deps.targets.get(head.webhookId);
     if (!target || target.config.provider !== provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
     const { config, secrets } = target;
+    let provenToken: string | undefined;
     if (config.sign_mode === "token") {
       const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
       if (!check.ok) {
         const row = this.baseRow(config, head, this.deps.clock.now(), null);
         return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason }) } };
       }
+      provenToken = check.token;
     }
     if (!config.enabled) return { kind: "refused", outcome: { kind: "disabled" } };
-    return { kind: "open", provider, target, maxBodyBytes: providers[provider].maxBodyBytes };
+    // The token was checked against its salted hash above; the body's proof only compares it again.
+    const auth: BodyAuth | undefined =
+      config.sign_mode === "token" ? { mode: "token", verifyToken: (presented) => presented === provenToken }
+      : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
+    return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 
   /** The rest of the gates and the body's outcome, for a delivery {@link open} let through. */
@@ -208,14 +216,12 @@ export class DeliveryIntake {
       if (owner.orgStatus !== "active") return { kind: "org_suspended" };
       admission = undefined;
     }
-    const key: BodyKey | undefined =
-      config.sign_mode === "token" ? { mode: "token", secrets: { token_hash: secrets.token_hash } }
-      : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
-    if (!key) {
+    const auth = opened.auth;
+    if (!auth) {
       const reason = "webhook has no signing secret; rotate it";
       return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }));
     }
-    const { row, decision } = await this.evaluate(provider, target, req, key, now);
+    const { row, decision } = await this.evaluate(provider, target, req, auth, now);
     payloadSha256 = row.payload_sha256 ?? undefined;
     switch (decision.kind) {
       case "filtered":
@@ -263,9 +269,9 @@ export class DeliveryIntake {
    * outcome's row and the decision. The raw bytes are let go once prepared ({@link DeliveryRequest})
    * and the parsed payload ends with this call: neither lives through the store's round trip.
    */
-  private async evaluate(provider: ProviderName, target: DeliveryTarget, req: DeliveryRequest, key: BodyKey, now: number) {
+  private async evaluate(provider: ProviderName, target: DeliveryTarget, req: DeliveryRequest, auth: BodyAuth, now: number) {
     const { config, owner } = target;
-    const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, key });
+    const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, auth });
     req.rawBody = NO_BODY;
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({

@@ -4,6 +4,8 @@ import { PROVIDERS, type ProviderName } from "../webhooks/webhook-config.js";
 import { hashToken } from "../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import { deliveryContext, fixture, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
+import type { BodyAuth } from "./providers/provider.js";
+import { tokenMatches } from "../webhooks/webhook-token.js";
 import { prepareBody } from "./prepare-body.js";
 import { providers } from "./providers/registry.js";
 import { hmacSha256Hex } from "./verify-signature.js";
@@ -79,8 +81,8 @@ describe("verify + parse + decide never throw", () => {
             if (token) headers[token.toLowerCase()] = SECRET;
           }
           const config = webhookConfig({ provider, sign_mode: p.signModes[0], review_on_sync: true, event_allowlist: ["*"], bot_ids: ["*"], wildcard_bots: true });
-          const key = p.signModes[0] === "hmac" ? { mode: "hmac" as const, secret: SECRET } : { mode: "token" as const, secrets: { token_hash: TOKEN_HASH } };
-          const body = prepareBody({ provider, headers, rawBody, key });
+          const auth: BodyAuth = p.signModes[0] === "hmac" ? { mode: "hmac", secret: SECRET } : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
+          const body = prepareBody({ provider, headers, rawBody, auth });
           const out = evaluateDelivery({ config, headers, body, context: deliveryContext({ syncDebounceMs: debounceMs }) });
           expect(["filtered", "invalid", "stop", "defer", "launch"]).toContain(out.decision.kind);
           if (!signIt) expect(out.decision.kind).toBe("invalid");
