@@ -2,7 +2,7 @@ import type { Config } from "./config/config.js";
 import type { Clock } from "./core/clock.js";
 import type { IdGenerator } from "./core/ids.js";
 import type { Sealer } from "./core/sealer.js";
-import type { Services } from "./http/app.js";
+import type { Services } from "./http/services.js";
 import type { Metrics } from "./metrics/metrics.js";
 import type { Store } from "./store/store.js";
 import { Access } from "./tenancy/access.js";

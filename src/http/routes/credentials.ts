@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { Id, Name, OrgParams, TeamParams } from "./schemas.js";
 
 const KeyCreate = Type.Object(

@@ -1,4 +1,4 @@
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { registerOrgRoutes } from "./orgs.js";
 import { registerSystemRoutes } from "./system.js";
 import { registerTeamRoutes } from "./teams.js";

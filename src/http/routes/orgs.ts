@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { Count, Id, Name, OrgParams, Role, Status, Usd } from "./schemas.js";
 
 const Audience = Type.Union([Type.Literal("all"), Type.Literal("none"), Type.Array(Id, { maxItems: 1000 })]);

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { sendDenial } from "../send-denial.js";
 import { Id, TeamParams } from "./schemas.js";
 

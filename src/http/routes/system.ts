@@ -1,4 +1,4 @@
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { sendError } from "../error-handler.js";
 
 /** Health, readiness, metrics and the OpenAPI document: public by design. */

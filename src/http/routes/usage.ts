@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { OrgParams, TeamParams } from "./schemas.js";
 
 // Month is validated by the capability so a bad one gets the spec's 400, named by field.

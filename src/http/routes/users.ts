@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { Id, Name } from "./schemas.js";
 
 const UserCreate = Type.Object(

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Readable } from "node:stream";
 import { Type } from "typebox";
-import type { App, Services } from "../app.js";
+import type { App, Services } from "../services.js";
 import { clientAddress } from "../client-address.js";
 import { sendAnswer } from "../error-handler.js";
 

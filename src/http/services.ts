@@ -1,0 +1,58 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import type { Config } from "../config/config.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { Store } from "../store/store.js";
+import type { AccessTokens } from "../tenancy/tokens.js";
+import type { TenancyService } from "../tenancy/tenancy-service.js";
+import type { BotCatalog } from "../bots/bot-catalog.js";
+import type { CredentialStore } from "../credentials/credential-store.js";
+import type { DeliveryTargets } from "../intake/delivery-targets.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { Launcher } from "../admission/launcher.js";
+import type { UsageViews } from "../metering/usage-views.js";
+import type { BotCommands } from "../runs/runner/bot-commands.js";
+import type { Runs } from "../runs/runs.js";
+import type { RunsApi } from "../runs/runs-api.js";
+import type { ParkedLaunches } from "../intake/parked-launches.js";
+import type { DeliveryIntake } from "../intake/delivery-intake.js";
+import type { BodyBudget } from "./body-budget.js";
+import type { DeliveryReceiver } from "./receive-delivery.js";
+
+/** Everything the routes call: capabilities built once in the composition root. */
+export interface Services {
+  config: Config;
+  store: Store;
+  metrics: Metrics;
+  tokens: AccessTokens;
+  tenancy: TenancyService;
+  webhooks: WebhookService;
+  /** Webhook configurations as the delivery path reads them (cached per process). */
+  targets: DeliveryTargets;
+  credentials: CredentialStore;
+  bots: BotCatalog;
+  /** The launch gate and its transaction; the webhook intake launches through it. */
+  launcher: Launcher;
+  /** The run queue as runners see it (claim, heartbeat, finish, stopBySubject, reclaim). */
+  runQueue: Runs;
+  /** The reference runner's bots file. */
+  botCommands: BotCommands;
+  runs: RunsApi;
+  usage: UsageViews;
+  /** The webhook delivery endpoint. */
+  intake: DeliveryIntake;
+  /** Synchronize launches parked for the debounce; main.ts sweeps them. */
+  parked: ParkedLaunches;
+  /** Request body bytes the process holds at once, in all. */
+  bodyBudget: BodyBudget;
+  /** The delivery endpoint, for the route and the fast path alike. */
+  receiveDelivery: DeliveryReceiver;
+}
+
+export type App = FastifyInstance<
+  import("node:http").Server,
+  import("node:http").IncomingMessage,
+  import("node:http").ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
