@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
 import type { LaunchRequest, RecordedLaunchResult } from "../admission/launch-types.js";
-import type { LaunchDenial } from "../admission/decide-launch.js";
+import { effectiveLimit, type LaunchDenial } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
@@ -180,7 +180,7 @@ export class DeliveryIntake {
 
     const limits: CallLimits = {
       webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
-      orgMonthlyCalls: owner.orgMonthlyWebhookCalls > 0 ? owner.orgMonthlyWebhookCalls : this.deps.monthlyCallsDefault,
+      orgMonthlyCalls: effectiveLimit(owner.orgMonthlyWebhookCalls, this.deps.monthlyCallsDefault),
       webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
     };
     /** The call refused by the bucket or the quota: its own row, and the 429. */
