@@ -60,7 +60,8 @@ export function checkWebhookRules(provider: ProviderName, c: EditableConfig): vo
     if (c.bot_ids.length !== 1) throw invalid("bot_ids", `bot_ids: "*" cannot be combined with named bots`);
     if (!c.wildcard_bots) throw invalid("bot_ids", `bot_ids ["*"] requires wildcard_bots: true`);
   }
-  const scoped = (id: string) => c.bot_ids.length === 0 || usesWildcardBots(c) || c.bot_ids.includes(id);
+  // An empty bot_ids scopes no bot: a default or a rule naming one could never launch.
+  const scoped = (id: string) => usesWildcardBots(c) || c.bot_ids.includes(id);
   if (c.default_bot_id !== null && !scoped(c.default_bot_id)) {
     throw invalid("default_bot_id", `default_bot_id ${c.default_bot_id} is not in bot_ids`);
   }

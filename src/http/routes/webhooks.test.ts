@@ -116,6 +116,15 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     expect((await create({ provider: "forge_b", bot_ids: ["review-pr", "ghost"] })).status).toBe(201);
   });
 
+  it("refuses a default bot or a bot rule with an empty bot_ids, at create and at PATCH", async () => {
+    const created = await create({ provider: "generic", default_bot_id: "review-pr" });
+    expect([created.status, created.body.error, created.body.field]).toEqual([400, "invalid_request", "default_bot_id"]);
+    const made = (await create({ provider: "generic", bot_ids: ["review-pr"], default_bot_id: "review-pr" })).body.config;
+    const emptied = await seed.teamAdmin.api.patch(`${base}/${made.id}`, { bot_ids: [] });
+    expect([emptied.status, emptied.body.field]).toEqual([400, "default_bot_id"]);
+    expect((await seed.member.api.get(`${base}/${made.id}`)).body).toMatchObject({ bot_ids: ["review-pr"], default_bot_id: "review-pr" });
+  });
+
   it("takes bot_ids [\"*\"] only with wildcard_bots, logging a warning and auditing it", async () => {
     const refused = await create({ provider: "forge_b", bot_ids: ["*"] });
     expect(refused.status).toBe(400);
