@@ -90,9 +90,15 @@ export async function putOrgMember(db: Db, orgId: string, userId: string, role: 
     .execute();
 }
 
+/** The user leaves the org: its membership and every membership of the org's teams go together. */
 export async function deleteOrgMember(db: Db, orgId: string, userId: string): Promise<boolean> {
-  const r = await db.deleteFrom("org_members").where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  const teams = await db
+    .deleteFrom("team_members")
+    .where("user_id", "=", userId)
+    .where("team_id", "in", db.selectFrom("teams").select("id").where("org_id", "=", orgId))
+    .executeTakeFirst();
+  const org = await db.deleteFrom("org_members").where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
+  return Number(org.numDeletedRows) + Number(teams.numDeletedRows) > 0;
 }
 
 export async function putTeamMember(db: Db, teamId: string, userId: string, role: Role, now: number): Promise<void> {
@@ -118,27 +124,17 @@ export async function findOrgRole(db: Db, orgId: string, userId: string): Promis
   return row?.role;
 }
 
+/** The user's role on the team, only while they are a member of the team's org too. */
 export async function findTeamRole(db: Db, teamId: string, userId: string): Promise<Role | undefined> {
   const row = await db
     .selectFrom("team_members")
-    .select("role")
-    .where("team_id", "=", teamId)
-    .where("user_id", "=", userId)
+    .innerJoin("teams", "teams.id", "team_members.team_id")
+    .innerJoin("org_members", (j) => j.onRef("org_members.org_id", "=", "teams.org_id").onRef("org_members.user_id", "=", "team_members.user_id"))
+    .select("team_members.role")
+    .where("team_members.team_id", "=", teamId)
+    .where("team_members.user_id", "=", userId)
     .executeTakeFirst();
   return row?.role;
-}
-
-/** True when the user belongs to at least one team of the org. */
-export async function isInAnyTeamOfOrg(db: Db, orgId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("team_members")
-    .innerJoin("teams", "teams.id", "team_members.team_id")
-    .select("teams.id")
-    .where("teams.org_id", "=", orgId)
-    .where("team_members.user_id", "=", userId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export interface Membership {
@@ -168,17 +164,24 @@ export function listTeamMemberships(db: Db, userId: string): Promise<(Membership
 }
 
 export async function countOrgMembers(db: Db, orgId: string): Promise<number> {
-  const direct = db.selectFrom("org_members").select("user_id").where("org_id", "=", orgId);
-  const viaTeams = db
-    .selectFrom("team_members")
-    .innerJoin("teams", "teams.id", "team_members.team_id")
-    .select("team_members.user_id")
-    .where("teams.org_id", "=", orgId);
   const row = await db
-    .selectFrom(direct.union(viaTeams).as("m"))
+    .selectFrom("org_members")
     .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("org_id", "=", orgId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Deactivates (a time) or reactivates (null) a user; false for an unknown id. */
+export async function setUserDeactivated(db: Db, userId: string, at: number | null): Promise<boolean> {
+  const r = await db.updateTable("users").set({ deactivated_at: at }).where("id", "=", userId).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Revokes every live token of the user; how many. */
+export async function revokeUserAccessTokens(db: Db, userId: string, now: number): Promise<number> {
+  const r = await db.updateTable("access_tokens").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 // Personal access tokens
@@ -190,12 +193,12 @@ export async function insertAccessToken(db: Db, row: Insertable<AccessTokensTabl
 export function findAccessTokenByFingerprint(
   db: Db,
   fingerprint: string,
-): Promise<(AccessTokenRow & { login: string; super_admin: number }) | undefined> {
+): Promise<(AccessTokenRow & { login: string; super_admin: number; deactivated_at: number | null }) | undefined> {
   return db
     .selectFrom("access_tokens")
     .innerJoin("users", "users.id", "access_tokens.user_id")
     .selectAll("access_tokens")
-    .select(["users.login", "users.super_admin"])
+    .select(["users.login", "users.super_admin", "users.deactivated_at"])
     .where("access_tokens.fingerprint", "=", fingerprint)
     .executeTakeFirst();
 }

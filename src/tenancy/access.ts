@@ -5,7 +5,6 @@ import {
   findOrgRole,
   findTeam,
   findTeamRole,
-  isInAnyTeamOfOrg,
   type OrgRow,
   type Role,
   type TeamRow,
@@ -46,13 +45,13 @@ export class Access {
     return { team, role, orgAdmin: false };
   }
 
-  /** The org, if the caller holds at least `need` on it. Team members are org members. */
+  /** The org, if the caller holds at least `need` on it (every team member is an org member). */
   async org(p: Principal, orgId: string, need: Role): Promise<{ org: OrgRow; role: Role }> {
     const db = this.store.db;
     const org = await findOrg(db, orgId);
     if (!org) throw notFound("org");
     if (p.superAdmin) return { org, role: "admin" };
-    const role = (await findOrgRole(db, orgId, p.userId)) ?? ((await isInAnyTeamOfOrg(db, orgId, p.userId)) ? "member" : undefined);
+    const role = await findOrgRole(db, orgId, p.userId);
     if (!role) throw notFound("org");
     if (need === "admin" && role !== "admin") throw forbidden("org admin");
     return { org, role };

@@ -141,6 +141,21 @@ export class TenancyService {
     return userView((await t.findUser(this.deps.store.db, id))!);
   }
 
+  /** Deactivating revokes every token of the user at once; reactivating restores none (mint new ones). */
+  async setUserActive(p: Principal, userId: string, active: boolean) {
+    this.deps.access.requireSuperAdmin(p);
+    if (!active && userId === p.userId) throw conflict("a super-admin cannot deactivate themselves");
+    const now = this.deps.clock.now();
+    await this.deps.store.tx(async (tx) => {
+      if (!(await t.setUserDeactivated(tx, userId, active ? null : now))) throw notFound("user");
+      const revoked = active ? 0 : await t.revokeUserAccessTokens(tx, userId, now);
+      await this.deps.audit.record(tx, {
+        actorId: p.userId, action: active ? "user.reactivate" : "user.deactivate", targetType: "user", targetId: userId, detail: { tokens_revoked: revoked },
+      });
+    });
+    return userView((await t.findUser(this.deps.store.db, userId))!);
+  }
+
   async me(p: Principal) {
     const db = this.deps.store.db;
     const user = await t.findUser(db, p.userId);
@@ -160,9 +175,14 @@ export class TenancyService {
     return this.changeMembership(p, { kind: "org", id: orgId, orgId, userId, role: null });
   }
 
+  /**
+   * Only members of the team's org join its teams. An org admin (or super-admin) adding someone
+   * makes them an org member too; a team admin may add org members only, and learns nothing of
+   * a user outside the org, not even whether the id exists.
+   */
   async putTeamMember(p: Principal, teamId: string, userId: string, role: t.Role) {
-    const { team } = await this.deps.access.team(p, teamId, "admin");
-    return this.changeMembership(p, { kind: "team", id: teamId, orgId: team.org_id, userId, role });
+    const { team, orgAdmin } = await this.deps.access.team(p, teamId, "admin");
+    return this.changeMembership(p, { kind: "team", id: teamId, orgId: team.org_id, userId, role, joinOrg: orgAdmin });
   }
 
   async deleteTeamMember(p: Principal, teamId: string, userId: string) {
@@ -172,10 +192,12 @@ export class TenancyService {
 
   private async changeMembership(
     p: Principal,
-    m: { kind: "org" | "team"; id: string; orgId: string; userId: string; role: t.Role | null },
+    m: { kind: "org" | "team"; id: string; orgId: string; userId: string; role: t.Role | null; joinOrg?: boolean },
   ) {
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
+      const inOrg = await t.findOrgRole(tx, m.orgId, m.userId);
+      if (m.kind === "team" && m.role !== null && !inOrg && !m.joinOrg) throw new ServiceError("not_found", "no such user in this org");
       if (!(await t.findUser(tx, m.userId))) throw notFound("user");
       if (m.role === null) {
         const removed = m.kind === "org" ? await t.deleteOrgMember(tx, m.id, m.userId) : await t.deleteTeamMember(tx, m.id, m.userId);
@@ -183,6 +205,7 @@ export class TenancyService {
       } else if (m.kind === "org") {
         await t.putOrgMember(tx, m.id, m.userId, m.role, now);
       } else {
+        if (!inOrg) await t.putOrgMember(tx, m.orgId, m.userId, "member", now);
         await t.putTeamMember(tx, m.id, m.userId, m.role, now);
       }
       await this.deps.audit.record(tx, {

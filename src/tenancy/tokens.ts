@@ -31,7 +31,7 @@ export class AccessTokens {
     const row = await t.findAccessTokenByFingerprint(this.deps.store.db, sha256Hex(token));
     if (!row || !verifyTokenHash(token, row.hash)) return undefined;
     const now = this.deps.clock.now();
-    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
+    if (row.revoked_at !== null || row.deactivated_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
     if (row.last_used_at === null || now - row.last_used_at >= TOUCH_EVERY_MS) {
       await t.touchAccessToken(this.deps.store.db, row.id, now);
     }

@@ -48,7 +48,7 @@ export function teamView(t: TeamRow) {
 }
 
 export function userView(u: UserRow) {
-  return { id: u.id, login: u.login, name: u.name, super_admin: u.super_admin === 1, created_at: iso(u.created_at) };
+  return { id: u.id, login: u.login, name: u.name, super_admin: u.super_admin === 1, active: u.deactivated_at === null, created_at: iso(u.created_at) };
 }
 
 export function tokenView(t: AccessTokenRow) {

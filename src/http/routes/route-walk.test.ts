@@ -54,6 +54,7 @@ describe("every registered route", () => {
       "PATCH /api/teams/:id": { max_concurrent_runs: 1 },
       "PUT /api/teams/:id/members/:user_id": { role: "admin" },
       "POST /api/admin/users": { login: "x" },
+      "PATCH /api/admin/users/:id": { active: false },
       "POST /api/admin/users/:id/tokens": { name: "x" },
       "POST /api/teams/:id/webhooks": { provider: "forge_b", bot_ids: ["review-pr"] },
       "PATCH /api/teams/:id/webhooks/:webhook_id": { enabled: false },
@@ -88,6 +89,7 @@ describe("every registered route", () => {
     expect((await member.api.get(`/api/runs/${run}`)).body.status).toBe("queued");
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(teamKey);
     expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);
+    expect((await member.api.get("/api/users/me")).body.active).toBe(true);
     expect((await intruder.get(`/api/teams/${team.id}`)).status).toBe(404);
     expect((await intruder.get(`/api/orgs/${org.id}/teams`)).status).toBe(404);
   });

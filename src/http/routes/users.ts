@@ -11,12 +11,16 @@ const TokenCreate = Type.Object(
   { additionalProperties: false },
 );
 const UserParams = Type.Object({ id: Id });
+const UserPatch = Type.Object({ active: Type.Boolean() }, { additionalProperties: false });
 const TokenParams = Type.Object({ id: Id });
 
 export function registerUserRoutes(app: App, s: Services): void {
   const tags = ["users"];
   app.post("/api/admin/users", { schema: { tags, body: UserCreate } }, async (req, reply) =>
     reply.code(201).send(await s.tenancy.createUser(req.principal, req.body)),
+  );
+  app.patch("/api/admin/users/:id", { schema: { tags, params: UserParams, body: UserPatch } }, async (req) =>
+    s.tenancy.setUserActive(req.principal, req.params.id, req.body.active),
   );
   app.get("/api/users/me", { schema: { tags } }, async (req) => s.tenancy.me(req.principal));
 

@@ -30,6 +30,8 @@ export interface UsersTable {
   name: string;
   super_admin: number;
   created_at: number;
+  /** Set while the user is deactivated: none of their tokens authenticates. */
+  deactivated_at: number | null;
 }
 
 export interface OrgMembersTable {
