@@ -7,7 +7,7 @@ const NO_DEFAULTS = { maxConcurrentRuns: 0, launchRatePerMin: 0, monthlyCostCapM
 function snap(over: Partial<{ [K in keyof LaunchSnapshot]: Partial<LaunchSnapshot[K]> }> = {}): LaunchSnapshot {
   return {
     org: { status: "active", monthlyCostCapMicro: 0, monthlyRunQuota: 0, ...over.org },
-    team: { maxConcurrentRuns: 0, launchRatePerMin: 0, ...over.team },
+    team: { status: "active", maxConcurrentRuns: 0, launchRatePerMin: 0, ...over.team },
     defaults: { ...NO_DEFAULTS, ...over.defaults },
     activeRuns: (over.activeRuns as number | undefined) ?? 0,
     bucket: over.bucket as LaunchSnapshot["bucket"],
@@ -23,6 +23,9 @@ describe("decideLaunch", () => {
     { name: "no limits at all", s: snap(), want: "admit" },
     { name: "org suspended", s: snap({ org: { status: "suspended" } }), want: "org_suspended" },
     { name: "org read-only", s: snap({ org: { status: "read-only" } }), want: "org_suspended" },
+    { name: "team suspended", s: snap({ team: { status: "suspended" } }), want: "team_suspended" },
+    { name: "team suspended, org suspended: the org first", s: snap({ org: { status: "suspended" }, team: { status: "suspended" } }), want: "org_suspended" },
+    { name: "team suspended before a full concurrency cap", s: snap({ team: { status: "suspended", maxConcurrentRuns: 1 }, activeRuns: 1 }), want: "team_suspended" },
     // Concurrency: limit - 1, limit, limit + 1 active runs.
     { name: "concurrency limit-1", s: snap({ team: { maxConcurrentRuns: 3 }, activeRuns: 2 }), want: "admit" },
     { name: "concurrency at limit", s: snap({ team: { maxConcurrentRuns: 3 }, activeRuns: 3 }), want: "concurrency_cap_exceeded" },
@@ -142,7 +145,7 @@ describe("takeLaunchToken", () => {
 describe("snapshotNeeds", () => {
   const none = { maxConcurrentRuns: 0, launchRatePerMin: 0, monthlyCostCapMicroUsd: 0, monthlyRunQuota: 0 };
   const org = (cap: number, quota: number) => ({ status: "active" as const, monthlyCostCapMicro: cap, monthlyRunQuota: quota });
-  const team = (max: number, rate: number) => ({ maxConcurrentRuns: max, launchRatePerMin: rate });
+  const team = (max: number, rate: number) => ({ status: "active" as const, maxConcurrentRuns: max, launchRatePerMin: rate });
   it.each([
     ["all unlimited", org(0, 0), team(0, 0), none, false, { activeRuns: false, bucket: false, usage: false }],
     ["team concurrency override", org(0, 0), team(5, 0), none, false, { activeRuns: true, bucket: false, usage: false }],

@@ -5,6 +5,7 @@ import { monthOf, nextMonthStart } from "../core/month.js";
 /** The stable denial tokens of the spec's gate, in check order. */
 export type DenialReason =
   | "org_suspended"
+  | "team_suspended"
   | "concurrency_cap_exceeded"
   | "launch_rate_limited"
   | "monthly_cost_cap_exceeded"
@@ -13,7 +14,7 @@ export type DenialReason =
 export interface LaunchDenial {
   error: DenialReason;
   detail: string;
-  /** 403 org status, 429 retry later, 402 paying issue that resets next month (Errors rule 1). */
+  /** 403 org or team status, 429 retry later, 402 paying issue that resets next month (Errors rule 1). */
   status: 403 | 429 | 402;
   /** Whole seconds, sent as Retry-After. */
   retryAfter?: number;
@@ -33,7 +34,7 @@ export interface LaunchSnapshot {
     monthlyCostCapMicro: number;
     monthlyRunQuota: number;
   };
-  team: { maxConcurrentRuns: number; launchRatePerMin: number };
+  team: { status: "active" | "suspended" | "read-only"; maxConcurrentRuns: number; launchRatePerMin: number };
   defaults: OrgLimitDefaults;
   /** Queued plus running runs of the team. */
   activeRuns: number;
@@ -88,6 +89,10 @@ export function decideLaunch(s: LaunchSnapshot, facts: LaunchFacts, now: number)
 
   if (s.org.status !== "active") {
     return deny("org_suspended", 403, `the organisation is ${s.org.status}; only an active organisation can launch runs`);
+  }
+  // Not in the spec's gate: a team an org admin suspended launches nothing either.
+  if (s.team.status !== "active") {
+    return deny("team_suspended", 403, `the team is ${s.team.status}; only an active team can launch runs`);
   }
 
   const maxConcurrent = effectiveLimit(s.team.maxConcurrentRuns, s.defaults.maxConcurrentRuns);

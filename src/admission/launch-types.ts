@@ -48,6 +48,8 @@ export interface RecordedLaunch {
   idempotencyKey: string;
   /** The row, built from the run (the intake's launching delivery). */
   row: (run: RunRow) => NewDelivery;
+  /** The gate must decide (the team is not active): no one-call launch. */
+  gated?: boolean;
   /**
    * The webhook call's admission, taken first: the launch happens only when it admits. On
    * PostgreSQL, on the one-statement path, both go in one round trip (migration 0008).

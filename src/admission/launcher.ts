@@ -50,7 +50,7 @@ interface Hooks extends LaunchOptions {
 function limitsOf({ team, org }: TeamAndOrg) {
   return {
     org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
-    team: { maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
+    team: { status: team.status, maxConcurrentRuns: Number(team.max_concurrent_runs), launchRatePerMin: Number(team.launch_rate_per_min) },
   };
 }
 
@@ -98,8 +98,8 @@ export class Launcher {
     const write = this.insertNew(request, id);
     const bypassGate = request.bypassGate === true;
     let keyChecked = false;
-    // The store knows the team's and org's limits, not the platform defaults.
-    if (!Object.values(defaults).some((limit) => limit > 0)) {
+    // The store knows the team's and org's limits, not the platform defaults nor the team's status.
+    if (!record.gated && !Object.values(defaults).some((limit) => limit > 0)) {
       const now = clock.now();
       const month = monthOf(now);
       // The store sets the run's org from the team; the row is rebuilt with it after.

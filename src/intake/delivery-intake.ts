@@ -250,7 +250,7 @@ export class DeliveryIntake {
         const results: LaunchResultOf[] = [];
         // The first bot's launch writes the call's admission first; the others follow it.
         for (const [i, plan] of decision.launches.entries()) {
-          const result = await this.launchPlan(config, row, plan, i === 0 ? admission : undefined);
+          const result = await this.launchPlan(target, row, plan, i === 0 ? admission : undefined);
           if (result.kind === "refused") return refuse(result.refusal);
           results.push(result);
         }
@@ -296,7 +296,8 @@ export class DeliveryIntake {
   }
 
   /** One bot's launch under its idempotency key: duplicate, retried launch_error, or a new row. */
-  private async launchPlan(config: WebhookConfig, row: Base, plan: LaunchPlan, admission?: CallLimits): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
+  private async launchPlan(target: DeliveryTarget, row: Base, plan: LaunchPlan, admission?: CallLimits): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
+    const { config, owner } = target;
     const { store, clock, ids, launcher } = this.deps;
     const botId = plan.botId;
     const planRow = planRowOf(row, plan);
@@ -329,7 +330,7 @@ export class DeliveryIntake {
       if (!result) {
         const newId = (deliveryId = ids.next("dlv"));
         result = await launcher.launchRecorded(request(newId), {
-          tenantId: teamId, idempotencyKey: key, admission,
+          tenantId: teamId, idempotencyKey: key, admission, gated: owner.teamStatus !== "active",
           row: (run) => deliveryRow(planRow, launched(run.id), newId, key),
           duplicateId,
         });

@@ -217,10 +217,14 @@ export interface DeliveryOwner {
   orgId: string;
   orgStatus: "active" | "suspended" | "read-only";
   orgMonthlyWebhookCalls: number;
+  teamStatus: "active" | "suspended" | "read-only";
 }
 
-const deliveryTarget = new Compiled<WebhookRow & { owner_org_id: string; owner_org_status: DeliveryOwner["orgStatus"]; owner_org_calls: number }>(
-  `select "webhooks".*, "orgs"."id" as "owner_org_id", "orgs"."status" as "owner_org_status", "orgs"."monthly_webhook_calls" as "owner_org_calls"
+const deliveryTarget = new Compiled<
+  WebhookRow & { owner_org_id: string; owner_org_status: DeliveryOwner["orgStatus"]; owner_org_calls: number; owner_team_status: DeliveryOwner["teamStatus"] }
+>(
+  `select "webhooks".*, "orgs"."id" as "owner_org_id", "orgs"."status" as "owner_org_status", "orgs"."monthly_webhook_calls" as "owner_org_calls",
+     "teams"."status" as "owner_team_status"
    from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
    where "webhooks"."id" = ?`,
 );
@@ -229,8 +233,8 @@ const deliveryTarget = new Compiled<WebhookRow & { owner_org_id: string; owner_o
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
-  const { owner_org_id, owner_org_status, owner_org_calls, ...webhook } = row;
-  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: Number(owner_org_calls) };
+  const { owner_org_id, owner_org_status, owner_org_calls, owner_team_status, ...webhook } = row;
+  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: Number(owner_org_calls), teamStatus: owner_team_status };
   return { webhook: webhook as WebhookRow, owner };
 }
 

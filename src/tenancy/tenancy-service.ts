@@ -119,6 +119,8 @@ export class TenancyService {
         detail: { fields: Object.keys(input) },
       });
     });
+    // Deliveries read the team's status with their webhook's configuration.
+    this.deps.changes.publish({ kind: "org", id: team.org_id });
     return teamView((await t.findTeam(this.deps.store.db, teamId))!);
   }
 
