@@ -1,3 +1,4 @@
+import { checkName } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import { deleteOrgBot, findOrgBot, insertOrgBot, listOrgBots, type OrgBotRow } from "../store/bots.js";
@@ -51,10 +52,9 @@ export class BotCatalog {
     if (!BOT_ID_RE.test(input.id)) throw invalid("id", "id must match [a-z0-9][a-z0-9-]{0,62}");
     if (isBuiltinBot(input.id)) throw conflict(`${input.id} is a built-in bot`);
     const row = {
-      org_id: orgId, id: input.id, name: input.name.trim(), description: (input.description ?? "").trim(),
+      org_id: orgId, id: input.id, name: checkName(input.name), description: (input.description ?? "").trim(),
       created_by: p.userId, created_at: this.deps.clock.now(),
     };
-    if (!row.name) throw invalid("name", "name must not be blank");
     try {
       await this.deps.store.tx(async (tx) => {
         await insertOrgBot(tx, row);

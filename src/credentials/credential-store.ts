@@ -1,3 +1,4 @@
+import { checkName } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
@@ -174,8 +175,7 @@ export class CredentialStore {
   private async storeKey(p: Principal, orgId: string, teamId: string | null, input: KeyInput) {
     const provider = input.provider.trim().toLowerCase();
     if (!PROVIDER_RE.test(provider)) throw invalid("provider", "provider must be a name such as anthropic, openai or forge");
-    const name = input.name.trim();
-    if (!name) throw invalid("name", "name must not be blank");
+    const name = checkName(input.name);
     checkValue("secret", input.secret);
     const id = this.deps.ids.next("key");
     const sealed = this.deps.sealer.seal(input.secret, id);

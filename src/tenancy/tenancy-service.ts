@@ -1,3 +1,4 @@
+import { checkName } from "../core/names.js";
 import type { ChangeFeed } from "../core/change-feed.js";
 import type { Clock } from "../core/clock.js";
 import { ServiceError, conflict, invalid, notFound } from "../core/errors.js";
@@ -51,7 +52,7 @@ export class TenancyService {
     const now = this.deps.clock.now();
     const id = this.deps.ids.next("org");
     await this.deps.store.tx(async (tx) => {
-      await t.insertOrg(tx, { id, created_at: now, updated_at: now, ...ORG_DEFAULTS, ...orgColumns(input), name: input.name });
+      await t.insertOrg(tx, { id, created_at: now, updated_at: now, ...ORG_DEFAULTS, ...orgColumns(input), name: checkName(input.name) });
       await this.deps.audit.record(tx, { actorId: p.userId, action: "org.create", targetType: "org", targetId: id, orgId: id });
     });
     return orgView((await t.findOrg(this.deps.store.db, id))!);
@@ -89,7 +90,7 @@ export class TenancyService {
     const now = this.deps.clock.now();
     const id = this.deps.ids.next("team");
     await this.deps.store.tx(async (tx) => {
-      await t.insertTeam(tx, { id, org_id: orgId, created_at: now, updated_at: now, ...TEAM_DEFAULTS, ...teamColumns(input), name: input.name });
+      await t.insertTeam(tx, { id, org_id: orgId, created_at: now, updated_at: now, ...TEAM_DEFAULTS, ...teamColumns(input), name: checkName(input.name) });
       await this.deps.audit.record(tx, { actorId: p.userId, action: "team.create", targetType: "team", targetId: id, orgId, teamId: id });
     });
     return teamView((await t.findTeam(this.deps.store.db, id))!);
@@ -134,7 +135,7 @@ export class TenancyService {
     await this.deps.store.tx(async (tx) => {
       if (await t.findUserByLogin(tx, login)) throw conflict(`login ${login} is taken`);
       await t.insertUser(tx, {
-        id, login, name: input.name ?? login, super_admin: input.super_admin ? 1 : 0, created_at: this.deps.clock.now(),
+        id, login, name: input.name === undefined ? login : checkName(input.name), super_admin: input.super_admin ? 1 : 0, created_at: this.deps.clock.now(),
       });
       await this.deps.audit.record(tx, {
         actorId: p.userId, action: "user.create", targetType: "user", targetId: id, detail: { login, super_admin: !!input.super_admin },
@@ -237,7 +238,7 @@ const TEAM_DEFAULTS = { status: "active", max_concurrent_runs: 0, launch_rate_pe
 
 function orgColumns(input: OrgInput) {
   return {
-    ...(input.name !== undefined && { name: input.name }),
+    ...(input.name !== undefined && { name: checkName(input.name) }),
     ...(input.status !== undefined && { status: input.status }),
     ...(input.monthly_cost_cap_usd !== undefined && { monthly_cost_cap_micro: usdToMicro(input.monthly_cost_cap_usd) }),
     ...(input.monthly_run_quota !== undefined && { monthly_run_quota: input.monthly_run_quota }),
@@ -249,7 +250,7 @@ function orgColumns(input: OrgInput) {
 
 function teamColumns(input: TeamInput) {
   return {
-    ...(input.name !== undefined && { name: input.name }),
+    ...(input.name !== undefined && { name: checkName(input.name) }),
     ...(input.status !== undefined && { status: input.status }),
     ...(input.max_concurrent_runs !== undefined && { max_concurrent_runs: input.max_concurrent_runs }),
     ...(input.launch_rate_per_min !== undefined && { launch_rate_per_min: input.launch_rate_per_min }),

@@ -1,3 +1,4 @@
+import { checkName } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import { invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
@@ -71,6 +72,7 @@ export class AccessTokens {
   }
 
   private async mint(p: Principal, userId: string, input: { name: string; expires_in_days?: number }, source: string) {
+    const name = checkName(input.name);
     const days = input.expires_in_days;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_LIFETIME_DAYS)) {
       throw invalid("expires_in_days", `expires_in_days must be a whole number from 1 to ${MAX_LIFETIME_DAYS}`);
@@ -79,13 +81,13 @@ export class AccessTokens {
     const now = this.deps.clock.now();
     const id = this.deps.ids.next("pat");
     const row = {
-      id, user_id: userId, name: input.name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
+      id, user_id: userId, name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
       source, created_at: now, expires_at: days === undefined ? null : now + days * 86_400_000, last_used_at: null, revoked_at: null,
     };
     await this.deps.store.tx(async (tx) => {
       await t.insertAccessToken(tx, row);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "token.create", targetType: "token", targetId: id, detail: { user_id: userId, name: input.name },
+        actorId: p.userId, action: "token.create", targetType: "token", targetId: id, detail: { user_id: userId, name },
       });
     });
     return { ...tokenView(row), token };

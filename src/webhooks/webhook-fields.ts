@@ -1,3 +1,4 @@
+import { checkName } from "../core/names.js";
 import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
 import {
@@ -94,7 +95,10 @@ const httpUrl: Parser<string> = (v, field) => {
 /** One parser per editable field of the spec's field table. */
 function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<WebhookConfig[K]> } {
   return {
-    name: text(200),
+    name: (v, field) => {
+      if (typeof v !== "string") throw invalid(field, `${field} must be a string`);
+      return checkName(v, field);
+    },
     enabled: bool,
     sign_mode: oneOf(["token", "hmac"] as const),
     rate: number({ min: 0, max: 10_000, exclusiveMin: true }),

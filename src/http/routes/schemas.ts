@@ -2,7 +2,8 @@ import { Type } from "typebox";
 
 /** Shared request schemas: ids in paths, limits, statuses. */
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" });
-export const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** A name's rule (core/names.ts) is the services' to apply: trimmed, it may be up to 200 characters. */
+export const Name = Type.String({ maxLength: 1000 });
 export const Status = Type.Union([Type.Literal("active"), Type.Literal("suspended"), Type.Literal("read-only")]);
 export const Role = Type.Union([Type.Literal("member"), Type.Literal("admin")]);
 export const Count = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 });
