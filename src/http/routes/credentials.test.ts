@@ -99,9 +99,17 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     ];
     const ok = (s: number) => s >= 200 && s < 300;
     for (const r of routes) {
-      expect((await r.call(client(t.app))).status, `${r.name} anonymous`).toBe(401);
-      expect((await r.call(seed.outsider.api)).status, `${r.name} other team`).toBe(404);
-      expect((await r.call(seed.member.api)).status, `${r.name} member`).toBe(r.write ? 403 : 200);
+      expect((await r.call(client(t.app))).body.error, `${r.name} anonymous`).toBe("unauthenticated");
+      const other = await r.call(seed.outsider.api);
+      expect([other.status, other.body], `${r.name} other team`).toEqual([404, { error: "not_found", detail: "team not found" }]);
+      const member = await r.call(seed.member.api);
+      expect(member.status, `${r.name} member`).toBe(r.write ? 403 : 200);
+      if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required" });
+      // A member's listing holds this team's records only, values never.
+      else for (const item of Object.values(member.body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
+        expect(item.id, r.name).toMatch(/^(key|sec)_/);
+        expect(item.value ?? item.secret, r.name).toBeUndefined();
+      }
       for (const [who, api] of [["team admin", seed.teamAdmin.api], ["org admin", seed.orgAdmin.api], ["super-admin", seed.admin]] as const) {
         const res = await r.call(api);
         expect(ok(res.status), `${r.name} ${who}: ${res.status}`).toBe(true);
@@ -109,15 +117,21 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     }
     const theirs = (await seed.outsider.api.post(`/api/teams/${seed.otherTeam.id}/keys`, { provider: "openai", name: "k", secret: "s" })).body.id;
     expect((await seed.teamAdmin.api.delete(`${teamKeys()}/${theirs}`)).status).toBe(404);
+    expect((await seed.teamAdmin.api.get(teamKeys())).body.keys.map((k: { id: string }) => k.id)).not.toContain(theirs);
+    expect((await seed.outsider.api.get(`/api/teams/${seed.otherTeam.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(theirs);
   });
 
   it("authorises org key routes: org admins write, org members read, other orgs 404", async () => {
     const fresh = async () => (await seed.orgAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body.id;
     expect((await client(t.app).get(orgKeys())).status).toBe(401);
-    expect((await stranger.get(orgKeys())).status).toBe(404);
+    expect((await stranger.get(orgKeys())).body).toEqual({ error: "not_found", detail: "org not found" });
     expect((await stranger.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).status).toBe(404);
-    expect((await seed.member.api.get(orgKeys())).status).toBe(200);
-    expect((await seed.teamAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).status).toBe(403);
+    const listed = await seed.member.api.get(orgKeys());
+    expect(listed.status).toBe(200);
+    const orgKeyIds = listed.body.keys.map((k: { id: string }) => k.id);
+    expect(orgKeyIds.length).toBeGreaterThan(0);
+    for (const k of listed.body.keys) expect(k.secret).toBeUndefined();
+    expect((await seed.teamAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body).toEqual({ error: "forbidden", detail: "org admin role required" });
     expect((await seed.teamAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(403);
     expect((await seed.orgAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(204);
     expect((await seed.admin.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(204);

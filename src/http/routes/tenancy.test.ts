@@ -34,11 +34,18 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
   });
 
   it("lets each team's users see their own team and not the other", async () => {
-    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).status).toBe(200);
-    expect((await seed.member.api.get(`/api/teams/${seed.otherTeam.id}`)).status).toBe(404);
-    expect((await seed.outsider.api.get(`/api/teams/${seed.otherTeam.id}`)).status).toBe(200);
-    expect((await seed.outsider.api.get(`/api/teams/${seed.team.id}`)).status).toBe(404);
-    expect((await seed.orgAdmin.api.get(`/api/teams/${seed.otherTeam.id}`)).status).toBe(200);
+    const seen = async (api: typeof seed.member.api, teamId: string) => {
+      const r = await api.get(`/api/teams/${teamId}`);
+      return [r.status, r.status === 200 ? r.body.id : r.body];
+    };
+    const hidden = [404, { error: "not_found", detail: "team not found" }];
+    expect(await seen(seed.member.api, seed.team.id)).toEqual([200, seed.team.id]);
+    expect(await seen(seed.member.api, seed.otherTeam.id)).toEqual(hidden);
+    expect(await seen(seed.outsider.api, seed.otherTeam.id)).toEqual([200, seed.otherTeam.id]);
+    expect(await seen(seed.outsider.api, seed.team.id)).toEqual(hidden);
+    expect(await seen(seed.orgAdmin.api, seed.otherTeam.id)).toEqual([200, seed.otherTeam.id]);
+    // A team nobody can see and a team that does not exist answer alike.
+    expect(await seen(seed.member.api, "tm_missing")).toEqual(hidden);
   });
 
   it("lists teams by role: org admins all, members their own", async () => {
@@ -68,9 +75,15 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
   });
 
   it("keeps super-admin routes to super-admins", async () => {
-    expect((await seed.orgAdmin.api.get("/api/admin/orgs")).status).toBe(403);
-    expect((await seed.orgAdmin.api.post("/api/admin/users", { login: "x" })).status).toBe(403);
-    expect((await seed.member.api.patch(`/api/admin/orgs/${seed.org.id}`, { name: "n" })).status).toBe(403);
+    const refused = { error: "forbidden", detail: "super-admin role required" };
+    for (const r of [
+      await seed.orgAdmin.api.get("/api/admin/orgs"),
+      await seed.orgAdmin.api.post("/api/admin/users", { login: "x" }),
+      await seed.member.api.patch(`/api/admin/orgs/${seed.org.id}`, { name: "n" }),
+    ]) {
+      expect([r.status, r.body]).toEqual([403, refused]);
+    }
+    expect((await seed.admin.get(`/api/admin/orgs/${seed.org.id}`)).body.name).toBe(seed.org.name);
   });
 
   it("rejects a duplicate login with 409", async () => {
