@@ -10,7 +10,7 @@ import { monthOf } from "../core/month.js";
 import { sha256Hex } from "../core/secrets.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
-import { findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
+import { duplicateRow, findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { ADMITTED, admitWebhookCall, type CallAdmission, type CallLimits, type CallRefusal } from "../store/intake.js";
 import type { Store } from "../store/store.js";
@@ -24,7 +24,7 @@ import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
-import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 import { HeldKeys } from "./held-keys.js";
 import { BoundedMap } from "../core/bounded-map.js";
@@ -377,9 +377,16 @@ export class DeliveryIntake {
 
   /** A duplicate's own row, unless the launch wrote it already (`recordedId`). */
   private async duplicate(row: Base, original: KeyHolder, botId: string, recordedId?: string): Promise<LaunchResultOf> {
-    const deliveryId = recordedId ?? (await this.recordNow(duplicateOf(row, original), "duplicate", {}));
+    const deliveryId = recordedId ?? (await this.recordDuplicate(row, original));
     if (recordedId) this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
     return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
+  }
+
+  private async recordDuplicate(row: Base, original: KeyHolder): Promise<string> {
+    const id = this.deps.ids.next("dlv");
+    await this.deps.store.deliver(null, { row: duplicateRow(row, original, id) });
+    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
+    return id;
   }
 
   /** A non-launched row as a write of its own, counted once it is durable. */

@@ -1,4 +1,4 @@
-import type { KeyHolder, NewDelivery } from "../store/deliveries.js";
+import type { NewDelivery } from "../store/deliveries.js";
 import type { LaunchPlan } from "./delivery-decision.js";
 
 /** A delivery's row before its outcome: everything but its id, status and key. */
@@ -18,11 +18,6 @@ export function planRowOf(row: Base, plan: LaunchPlan): Base {
  */
 export function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewDelivery, "status">, id: string, key: string): NewDelivery {
   return Object.assign({}, row, outcome, { id, idempotency_key: key, attempts: 1 });
-}
-
-/** A duplicate's row: the original's run, and a reason naming the original (PostgreSQL builds the same: migrations 0012, 0014). */
-export function duplicateOf(row: Base, original: KeyHolder): Base {
-  return Object.assign({}, row, { run_id: original.run_id, reason: `duplicate of ${original.id}` });
 }
 
 /**

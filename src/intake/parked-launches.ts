@@ -3,12 +3,12 @@ import type { Launcher } from "../admission/launcher.js";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
+import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { anyDueParked, claimDueParked, deleteParked, findParked, insertParked, parkedForSubject, rearmParked, type ParkedLaunch } from "../store/parked-launches.js";
 import type { Store } from "../store/store.js";
 import type { LaunchPlan } from "./delivery-decision.js";
-import { deliveryRow, duplicateOf, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { DeliveryTargets } from "./delivery-targets.js";
 import { botPermitted } from "./route-bots.js";
 
@@ -88,7 +88,7 @@ export class ParkedLaunches {
       const held = await findDeliveryByKey(tx, planRow.tenant_id, plan.idempotencyKey);
       if (held) {
         const id = ids.next("dlv");
-        await insertDelivery(tx, recordedRow(duplicateOf(planRow, held), "duplicate", {}, id));
+        await insertDelivery(tx, duplicateRow(planRow, held, id));
         return { kind: "duplicate", deliveryId: id, runId: held.run_id, originalDeliveryId: held.id, botId };
       }
       const eventMs = eventTime(eventAt) ?? now;

@@ -42,12 +42,11 @@ export async function findDeliveryByKey(db: Db, tenantId: string, key: string): 
 }
 
 /**
- * A replay's own row, from the launch row it would have written: its own id and key (so a
- * forge's retry of the event is not taken for it), the holder's run, a reason naming the
- * holder. PostgreSQL builds the same row in migration 0012's `write_webhook_delivery` (one
- * call) and 0014's `deliver_webhook_calls` (a batch).
+ * A duplicate's own row: its own id and key (so a forge's retry of the event is not taken for
+ * it), the holder's run, a reason naming the holder. PostgreSQL's batch builds the same row
+ * (`deliver_webhook_calls`).
  */
-export function duplicateRow(launchRow: NewDelivery, holder: KeyHolder, id: string): NewDelivery {
+export function duplicateRow(launchRow: Omit<NewDelivery, "id" | "status" | "idempotency_key">, holder: KeyHolder, id: string): NewDelivery {
   return Object.assign({}, launchRow, {
     id, status: "duplicate" as const, idempotency_key: `row|${id}`, run_id: holder.run_id, reason: `duplicate of ${holder.id}`,
     launched_at: null, attempts: 0, updated_at: launchRow.created_at,
