@@ -172,7 +172,7 @@ export class DeliveryIntake {
   async receive(opened: OpenDelivery, req: DeliveryRequest): Promise<DeliveryOutcome> {
     const { store, clock } = this.deps;
     const { provider, target } = opened;
-    const { config, secrets, owner } = target;
+    const { config, owner } = target;
     const now = clock.now();
     let payloadSha256: string | undefined;
     /** The row of a delivery refused by the call's admission, before its body is proven. */
