@@ -48,6 +48,20 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     expect((await bad({ colour: "red" })).body).toMatchObject({ field: "colour" });
   });
 
+  it.each([
+    [{ repo_url: "https://forge.example/a\u0000.git" }, "repo_url"],
+    [{ repo_ref: "main\u0000" }, "repo_ref"],
+    [{ project_path: "\u0000acme/app" }, "project_path"],
+    [{ vars: { ok: "x", title: "a\u0000b" } }, "vars.title"],
+    [{ bot: "review-pr\u0000" }, "bot"],
+  ])("refuses a NUL character with 400 naming the field, and queues nothing: %j", async (body, field) => {
+    const before = (await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs.length;
+    const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", ...body });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: "invalid_request", detail: `${field} contains a NUL character`, field });
+    expect((await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs).toHaveLength(before);
+  });
+
   it("launches the org's own registered bots, as the webhooks do (the bot catalog decides)", async () => {
     expect((await s.admin.post(`/api/orgs/${s.org.id}/bots`, { id: "triage-bot", name: "Triage" })).status).toBe(201);
     const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "triage-bot" });
