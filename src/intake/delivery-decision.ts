@@ -23,6 +23,7 @@ export type InvalidCode =
   | "too_many_vars"
   | "bad_var_key"
   | "var_value_too_large"
+  | "nul_character"
   | "bot_not_permitted"
   | "unknown_bot";
 

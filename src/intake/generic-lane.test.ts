@@ -57,6 +57,12 @@ describe("generic lane", () => {
     [{ vars: { big: "x".repeat(4097) } }, "invalid", "var value too large"],
     [{ vars: { utf8: "é".repeat(2048) } }, "launch", undefined],
     [{ vars: { utf8: "é".repeat(2049) } }, "invalid", "var value too large"],
+    [{ repo_url: "https://x/r\u0000.git" }, "invalid", "generic: repo_url contains a NUL character"],
+    [{ repo_ref: "\u0000" }, "invalid", "generic: repo_ref contains a NUL character"],
+    [{ project_path: "acme/\u0000" }, "invalid", "generic: project_path contains a NUL character"],
+    [{ idempotency_key: "k\u0000" }, "invalid", "generic: idempotency_key contains a NUL character"],
+    [{ bot: "converse\u0000" }, "invalid", "generic: bot contains a NUL character"],
+    [{ vars: { a: "x", b: "y\u0000" } }, "invalid", "generic: vars.b contains a NUL character"],
   ])("limits: %#", (body, kind, reason) => {
     const d = decide({ bot: "converse", ...body });
     expect(d.kind).toBe(kind);

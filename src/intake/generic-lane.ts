@@ -1,3 +1,4 @@
+import { nulField, nulMessage } from "../runs/nul-field.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import type { DeliveryContext } from "./delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
@@ -50,6 +51,8 @@ export function readGenericRequest(body: unknown): GenericRead {
     }
     vars.set(key, value);
   }
+  const nul = nulField(strings, Object.fromEntries(vars));
+  if (nul) return { ok: false, decision: invalid("nul_character", `generic: ${nulMessage(nul)}`) };
   return {
     ok: true,
     request: {

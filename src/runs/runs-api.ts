@@ -6,6 +6,7 @@ import * as q from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";
+import { nulField, nulMessage } from "./nul-field.js";
 import { runDetailView, runView } from "./run-views.js";
 
 /** Which bot ids an org may launch: the shape of the bot catalog's check, which the runner's bots file also offers. */
@@ -36,6 +37,8 @@ export class RunsApi {
 
   async launch(p: Principal, input: LaunchInput): Promise<ApiLaunchResult> {
     const { team } = await this.deps.access.team(p, input.team_id, "member");
+    const nul = nulField({ bot: input.bot, repo_url: input.repo_url, repo_ref: input.repo_ref, project_path: input.project_path }, input.vars);
+    if (nul) throw invalid(nul, nulMessage(nul));
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
     const result = await this.deps.launcher.launch({
       teamId: input.team_id, botId: input.bot, vars: input.vars ?? {}, repoUrl: input.repo_url, repoRef: input.repo_ref,

@@ -96,4 +96,15 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     expect((await admitMany(1, { ...l, now: 1000 }))[0]).toEqual({ kind: "rate_limited", retryAfterSeconds: 1 });
     expect((await admitMany(1, { ...l, now: 2000 }))[0]?.kind).toBe("admitted");
   });
+
+  it("answers Retry-After in whole seconds rounded up, and an hour for a webhook whose rate is 0", async () => {
+    const l = limits({ webhookId: "whk_round", burst: 1, rate: 0.3 });
+    await admitMany(1, l);
+    // 0.03 tokens back after 100 ms; 0.97 more take 3.23 s.
+    expect((await admitMany(1, { ...l, now: 100 }))[0]).toEqual({ kind: "rate_limited", retryAfterSeconds: 4 });
+    const still = limits({ webhookId: "whk_still", burst: 1, rate: 0 });
+    expect((await admitMany(1, still))[0]?.kind).toBe("admitted");
+    expect((await admitMany(1, { ...still, now: 10_000_000 }))[0]).toEqual({ kind: "rate_limited", retryAfterSeconds: 3600 });
+    expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_still", "2026-11")).toBe(1);
+  });
 });

@@ -1,4 +1,5 @@
 import { invalid } from "../core/errors.js";
+import { nulField, nulMessage } from "../runs/nul-field.js";
 
 /**
  * Small parsers for untrusted JSON values. Each returns the normalised value or throws
@@ -86,6 +87,7 @@ const varKey = text(64, VAR_KEY_RE, "must match [A-Za-z_][A-Za-z0-9_]{0,63}");
 const varValue: Parser<string> = (v, field) => {
   if (typeof v !== "string") throw invalid(field, `${field} must be a string`);
   if (Buffer.byteLength(v) > MAX_VAR_VALUE_BYTES) throw invalid(field, `${field} is larger than 4 KiB`);
+  if (nulField({ [field]: v })) throw invalid(field, nulMessage(field));
   return v;
 };
 

@@ -1,3 +1,5 @@
+import type http from "node:http";
+import type net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepAlive, type Reply } from "./lib/http.js";
@@ -9,15 +11,51 @@ const N = 1000;
 
 afterAll(cleanupAll);
 
+/**
+ * Keep-alive agents whose new sockets hold every byte until `n` of them (across the agents) are
+ * connected, then all let go in one go: the storm's requests are all sent before any is answered.
+ */
+function heldAgents(count: number, n: number): http.Agent[] {
+  const held: net.Socket[] = [];
+  return Array.from({ length: count }, () => {
+    const agent = keepAlive(n);
+    const create = agent.createConnection.bind(agent) as (o: object, cb?: unknown) => net.Socket;
+    agent.createConnection = ((options: object, cb?: unknown) => {
+      const sock = create(options, cb);
+      sock.cork();
+      sock.once("connect", () => {
+        held.push(sock);
+        if (held.length === n) for (const s of held) s.uncork();
+      });
+      return sock;
+    }) as typeof agent.createConnection;
+    return agent;
+  });
+}
+
 /** N identical deliveries, all in flight at once, spread round-robin over the processes. */
 async function storm(services: Service[], send: (base: string, agent: ReturnType<typeof keepAlive>) => Promise<Reply>) {
-  const agents = services.map(() => keepAlive(N));
+  const agents = heldAgents(services.length, N);
   try {
     const replies = await Promise.all(Array.from({ length: N }, (_, i) => send(services[i % services.length]!.base, agents[i % services.length]!)));
     return replies;
   } finally {
     agents.forEach((a) => a.destroy());
   }
+}
+
+/**
+ * Whether the storm's requests were in flight together: when the last was sent against the
+ * first answer, and the most sent but not yet answered at any moment.
+ */
+function overlap(replies: Reply[]) {
+  const lastSent = Math.max(...replies.map((r) => r.sentAt));
+  const firstAnswer = Math.min(...replies.map((r) => r.answeredAt));
+  const events = replies.flatMap((r) => [[r.sentAt, 1], [r.answeredAt, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let inFlight = 0;
+  let peak = 0;
+  for (const [, step] of events) peak = Math.max(peak, (inFlight += step));
+  return { allSentBeforeFirstAnswer: lastSent < firstAnswer, lastSentMs: lastSent - Math.min(...replies.map((r) => r.sentAt)), firstAnswerMs: firstAnswer - Math.min(...replies.map((r) => r.sentAt)), peak };
 }
 
 function tally(replies: Reply[]) {
@@ -40,18 +78,24 @@ function tally(replies: Reply[]) {
  */
 async function checkOne(label: string, services: Service[], hook: Hook, store: { sqliteFile?: string; pgUrl?: string }, send: (base: string, agent: ReturnType<typeof keepAlive>) => Promise<Reply>) {
   const t0 = Date.now();
-  const t = tally(await storm(services, send));
+  const replies = await storm(services, send);
+  const t = tally(replies);
+  const o = overlap(replies);
   const runs = await runsOfWebhook(store, hook.id);
   console.log(`duplicates ${label}: ${N} concurrent identical → launched ${t.launched}, duplicate ${t.duplicate}, run rows ${runs.length}, distinct run_ids ${t.runIds.size} (${Date.now() - t0} ms)`);
+  console.log(`  in flight together: last sent at ${o.lastSentMs.toFixed(1)} ms, first answer at ${o.firstAnswerMs.toFixed(1)} ms, at most ${o.peak} in flight`);
   if (t.non200.length) for (const s of services) console.log(`service :${s.port} errors:\n${errorLines(s)}`);
   expect(t.non200).toEqual([]);
+  expect(o).toMatchObject({ allSentBeforeFirstAnswer: true, peak: N });
   expect(t.launched).toBe(1);
   expect(t.duplicate).toBe(N - 1);
   expect([...t.runIds]).toEqual([t.launchedRunId]);
   expect(runs).toEqual([t.launchedRunId]);
 
   const t1 = Date.now();
-  const again = tally(await storm(services, send));
+  const againReplies = await storm(services, send);
+  const again = tally(againReplies);
+  expect(overlap(againReplies)).toMatchObject({ allSentBeforeFirstAnswer: true, peak: N });
   const rows = await deliveryStatusCounts(store, hook.id);
   console.log(`duplicates ${label}: ${N} more after it → launched ${again.launched}, duplicate ${again.duplicate}, delivery rows ${JSON.stringify(rows)} (${Date.now() - t1} ms)`);
   expect(again.non200).toEqual([]);

@@ -48,6 +48,20 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     expect((await bad({ colour: "red" })).body).toMatchObject({ field: "colour" });
   });
 
+  it.each([
+    [{ repo_url: "https://forge.example/a\u0000.git" }, "repo_url"],
+    [{ repo_ref: "main\u0000" }, "repo_ref"],
+    [{ project_path: "\u0000acme/app" }, "project_path"],
+    [{ vars: { ok: "x", title: "a\u0000b" } }, "vars.title"],
+    [{ bot: "review-pr\u0000" }, "bot"],
+  ])("refuses a NUL character with 400 naming the field, and queues nothing: %j", async (body, field) => {
+    const before = (await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs.length;
+    const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", ...body });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: "invalid_request", detail: `${field} contains a NUL character`, field });
+    expect((await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs).toHaveLength(before);
+  });
+
   it("launches the org's own registered bots, as the webhooks do (the bot catalog decides)", async () => {
     expect((await s.admin.post(`/api/orgs/${s.org.id}/bots`, { id: "triage-bot", name: "Triage" })).status).toBe(201);
     const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "triage-bot" });
@@ -56,15 +70,34 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("id", "=", r.body.id).execute();
   });
 
-  it("hides other teams' runs: launch, read, list, cancel answer 404", async () => {
-    const run = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).body;
-    expect((await s.outsider.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).status).toBe(404);
-    expect((await s.outsider.api.get(`/api/runs/${run.id}`)).status).toBe(404);
-    expect((await s.outsider.api.get(`/api/teams/${s.team.id}/runs`)).status).toBe(404);
-    expect((await s.outsider.api.post(`/api/runs/${run.id}/cancel`)).status).toBe(404);
-    expect((await s.outsider.api.delete(`/api/runs/${run.id}`)).status).toBe(404);
-    expect((await s.orgAdmin.api.get(`/api/runs/${run.id}`)).status).toBe(200);
-    expect((await s.member.api.get("/api/runs/run_missing")).status).toBe(404);
+  it("hides other teams' runs: launch, read, list, cancel, delete answer 404 with nothing of the run, and change nothing", async () => {
+    const run = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse", vars: { secret_topic: "merger" } })).body;
+    const own = (await s.outsider.api.post("/api/runs", { team_id: s.otherTeam.id, bot: "converse" })).body;
+    const runGone = { error: "not_found", detail: "run not found" };
+    const hidden = [
+      await s.outsider.api.post("/api/runs", { team_id: s.team.id, bot: "converse" }),
+      await s.outsider.api.get(`/api/runs/${run.id}`),
+      await s.outsider.api.get(`/api/teams/${s.team.id}/runs`),
+      await s.outsider.api.post(`/api/runs/${run.id}/cancel`),
+      await s.outsider.api.post(`/api/runs/${run.id}/resume`),
+      await s.outsider.api.delete(`/api/runs/${run.id}`),
+    ];
+    expect(hidden.map((r) => [r.status, r.body])).toEqual([
+      [404, { error: "not_found", detail: "team not found" }], [404, runGone], [404, { error: "not_found", detail: "team not found" }],
+      [404, runGone], [404, runGone], [404, runGone],
+    ]);
+    for (const r of hidden) expect(JSON.stringify(r.body)).not.toMatch(new RegExp(`${run.id}|merger|${s.team.id}`));
+    // The outsider's own team lists its own run alone.
+    expect((await s.outsider.api.get(`/api/teams/${s.otherTeam.id}/runs`)).body.runs.map((r: { id: string }) => r.id)).toEqual([own.id]);
+    // Nothing changed: still queued, not cancelled, still there.
+    expect((await s.member.api.get(`/api/runs/${run.id}`)).body).toMatchObject({ id: run.id, status: "queued", cancel_requested: false });
+    expect((await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs.filter((r: { team_id: string }) => r.team_id !== s.team.id)).toEqual([]);
+    const seen = await s.orgAdmin.api.get(`/api/runs/${run.id}`);
+    expect(seen.status).toBe(200);
+    expect(seen.body).toMatchObject({ id: run.id, team_id: s.team.id, org_id: s.org.id, vars: { secret_topic: "merger" } });
+    expect(await s.member.api.get("/api/runs/run_missing")).toMatchObject({ status: 404, body: runGone });
+    await t.services.runQueue.cancel(run.id);
+    await t.services.runQueue.cancel(own.id);
   });
 
   it("lists a team's runs newest first, by status, with a limit", async () => {
@@ -190,7 +223,10 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
       { reportId: "1:a", costMicro: 10, inputTokens: 1, outputTokens: 1, aggregateTokens: 0, fingerprint: null, provider: null, tier: null, repo: null, amountType: "metered" },
     ]);
     const id = claim.run.id;
-    expect((await s.member.api.delete(`/api/runs/${id}`)).status).toBe(403);
+    const refused = await s.member.api.delete(`/api/runs/${id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: "forbidden", detail: expect.any(String) });
+    expect((await s.member.api.get(`/api/runs/${id}`)).body).toMatchObject({ id, status: "succeeded", usage: { reports: 1 } });
     expect((await s.teamAdmin.api.delete(`/api/runs/${id}`)).status).toBe(204);
     expect((await s.member.api.get(`/api/runs/${id}`)).status).toBe(404);
     for (const table of ["run_attempts", "run_usage_events"] as const) {

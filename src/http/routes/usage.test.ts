@@ -22,9 +22,36 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
     for (const [i, over] of reports.entries()) await new Metering({ store: t.store, clock: t.clock, log: createLogger("silent") }).record(r.run.id, 1, report({ reportId: `1:${i}`, ...over }));
   };
 
+  /**
+   * A second org with what every view counts: a running and a queued run, spend on the same
+   * credential and repository names as Acme's, a delivery, keys, a secret and a bot. Every test
+   * that reads a view checks that none of it shows up in Acme's.
+   */
+  const seedRival = async () => {
+    const org = (await s.admin.post("/api/admin/orgs", { name: "Rival" })).body;
+    const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "Rival team" })).body;
+    await spend(team.id, [
+      { fingerprint: "fp-shared", provider: "anthropic", tier: "platform", repo: "acme/app", costMicro: 4_000_000, inputTokens: 1000, outputTokens: 100, aggregateTokens: 1000 },
+      { fingerprint: "fp-team", provider: "openai", tier: "team", repo: "acme/app", costMicro: 30_000, amountType: "estimate" },
+    ]);
+    expect((await t.services.runQueue.claim("w", 60_000))?.run.team_id).toBe(team.id);
+    const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+    const delivered = await t.app.inject({
+      method: "POST", url: `/api/webhooks/generic/${hook.config.id}`, payload: { bot: "review-pr" }, headers: { "x-service-webhook-token": hook.token },
+    });
+    expect(delivered.json()).toMatchObject({ status: "launched" });
+    expect((await s.admin.post(`/api/orgs/${org.id}/bots`, { id: "rival-bot", name: "Rival" })).status).toBe(201);
+    expect((await s.admin.post(`/api/orgs/${org.id}/keys`, { provider: "anthropic", name: "Shared", secret: "sk-rival" })).status).toBe(201);
+    expect((await s.admin.post(`/api/teams/${team.id}/keys`, { provider: "openai", name: "Own", secret: "sk-rival-2" })).status).toBe(201);
+    expect((await s.admin.post(`/api/teams/${team.id}/secrets`, { name: "TOKEN", value: "v" })).status).toBe(201);
+    return { org, team };
+  };
+  let rival: Awaited<ReturnType<typeof seedRival>>;
+
   beforeAll(async () => {
     t = await startTestApp(kind, { SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: "50", SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "4" });
     s = await seedTenancy(t);
+    rival = await seedRival();
     const u = (await s.admin.post("/api/admin/users", { login: "stranger" })).body;
     stranger = client(t.app, (await s.admin.post(`/api/admin/users/${u.id}/tokens`, { name: "t" })).body.token);
     await s.admin.patch(`/api/admin/orgs/${s.org.id}`, { monthly_cost_cap_usd: 12.5, memory_quota_bytes: 2048 });
@@ -69,6 +96,7 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
       bot_binding_count: 0,
       webhook_count: 0,
     });
+    expect(r.body.teams).toHaveLength(2);
     expect(r.body.teams).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ id: s.team.id, max_concurrent_runs: 9, active_runs: 1 }),
@@ -77,16 +105,29 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
     );
   });
 
+  it("shows the second org its own usage, and only its own", async () => {
+    const r = (await s.admin.get(`/api/orgs/${rival.org.id}/usage`)).body;
+    expect(r).toMatchObject({
+      org: { id: rival.org.id }, members: 0, runs_this_month: 2, cost_usd_this_month: 4.03, input_tokens_this_month: 1000,
+      output_tokens_this_month: 100, aggregate_tokens_this_month: 1000, active_runs: 2, webhook_calls_this_month: 1,
+      api_key_count: 2, generic_secret_count: 1, bot_binding_count: 1, webhook_count: 1,
+    });
+    expect(r.teams).toEqual([expect.objectContaining({ id: rival.team.id, active_runs: 2 })]);
+  });
+
   it("counts resources from their own tables", async () => {
     await t.store.db.insertInto("org_bots").values({ org_id: s.org.id, id: "triage", name: "Triage", description: "", created_by: null, created_at: 0 }).execute();
     await t.store.db.insertInto("webhook_call_counters").values({ scope: `org:${s.org.id}`, month: "2026-11", calls: 42 }).execute();
     await t.store.db.insertInto("webhook_call_counters").values({ scope: `org:${s.org.id}`, month: "2026-10", calls: 7 }).execute();
     const r = (await s.member.api.get(`/api/orgs/${s.org.id}/usage`)).body;
-    expect(r).toMatchObject({ bot_binding_count: 1, webhook_calls_this_month: 42 });
+    expect(r).toMatchObject({ bot_binding_count: 1, webhook_calls_this_month: 42, api_key_count: 0, generic_secret_count: 0, webhook_count: 0 });
   });
 
   it("keeps the admin route to super-admins and the org route to org members", async () => {
-    expect((await s.admin.get(`/api/admin/orgs/${s.org.id}/usage`)).body).toMatchObject({ scope: "admin", runs_this_month: 2 });
+    expect((await s.admin.get(`/api/admin/orgs/${s.org.id}/usage`)).body).toMatchObject({
+      scope: "admin", runs_this_month: 2, cost_usd_this_month: 1.752007, active_runs: 2, webhook_count: 0, api_key_count: 0,
+    });
+    expect((await s.member.api.get(`/api/orgs/${rival.org.id}/usage`)).status).toBe(404);
     expect((await s.orgAdmin.api.get(`/api/admin/orgs/${s.org.id}/usage`)).status).toBe(403);
     expect((await s.outsider.api.get(`/api/orgs/${s.org.id}/usage`)).status).toBe(200);
     expect((await stranger.get(`/api/orgs/${s.org.id}/usage`)).status).toBe(404);
@@ -107,18 +148,19 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
     expect(app.credentials).toEqual([expect.objectContaining({ repo: "acme/app", metered_usd: 1, estimated_usd: 0 })]);
     expect((await s.member.api.get(`/api/teams/${s.team.id}/credentials/usage?month=2026-10`)).body.credentials).toEqual([]);
     expect((await s.member.api.get(`/api/teams/${s.otherTeam.id}/credentials/usage`)).status).toBe(404);
+    expect((await s.member.api.get(`/api/teams/${rival.team.id}/credentials/usage`)).status).toBe(404);
   });
 
-  it("spans tenants in the admin view, platform tier by default; a repo query never returns unattributed repos", async () => {
+  it("spans tenants in the admin view, both orgs once each, platform tier by default; a repo query never returns unattributed repos", async () => {
     const r = (await s.admin.get("/api/admin/credentials/usage")).body;
     expect(r.scope).toEqual({ tier: "platform", fingerprint: null, repo: null, team_id: null });
     expect(r.credentials).toEqual([
-      expect.objectContaining({ fingerprint: "fp-shared", metered_usd: 1.5, estimated_usd: 0.25, tenants: 2, aggregate_tokens: 99 }),
+      expect.objectContaining({ fingerprint: "fp-shared", metered_usd: 5.5, estimated_usd: 0.25, tenants: 3, aggregate_tokens: 1099 }),
     ]);
     const team = (await s.admin.get("/api/admin/credentials/usage?tier=team")).body;
-    expect(team.credentials).toEqual([expect.objectContaining({ fingerprint: "fp-team", tier: "team", metered_usd: 0.002 })]);
+    expect(team.credentials).toEqual([expect.objectContaining({ fingerprint: "fp-team", tier: "team", metered_usd: 0.002, estimated_usd: 0.03, tenants: 2 })]);
     const byRepo = (await s.admin.get("/api/admin/credentials/usage?repo=acme/app")).body;
-    expect(byRepo.credentials).toEqual([expect.objectContaining({ fingerprint: "fp-shared", metered_usd: 1, tenants: 1 })]);
+    expect(byRepo.credentials).toEqual([expect.objectContaining({ fingerprint: "fp-shared", metered_usd: 5, tenants: 2 })]);
     const byFp = (await s.admin.get("/api/admin/credentials/usage?fingerprint=fp-shared&month=2026-11")).body;
     expect(byFp.credentials).toHaveLength(1);
   });

@@ -336,6 +336,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       ["257 vars", { bot: "review-pr", vars: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, "v"])) }, "generic: too many vars"],
       ["a bad key", { bot: "review-pr", vars: { "1bad": "v" } }, "bad var key"],
       ["a 4097-byte value", { bot: "review-pr", vars: { big: "x".repeat(4097) } }, "var value too large"],
+      ["a NUL in repo_url", { bot: "review-pr", repo_url: "https://x/r\u0000.git" }, "generic: repo_url contains a NUL character"],
+      ["a NUL in repo_ref", { bot: "review-pr", repo_ref: "main\u0000" }, "generic: repo_ref contains a NUL character"],
+      ["a NUL in a var value", { bot: "review-pr", vars: { title: "\u0000" } }, "generic: vars.title contains a NUL character"],
     ])("answers 400 for %s", async (_label, body, message) => {
       const hook = await createHook({ provider: "generic", bot_ids: ["review-pr", "converse"] });
       const r = await send(hook, body);

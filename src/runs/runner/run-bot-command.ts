@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
@@ -50,7 +50,14 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
     const usage: BotUsageLine[] = [];
     let stderr = "";
     let ending: "timed_out" | "aborted" | undefined;
-    const child = spawn(file, args, { cwd: path.resolve(bot.cwd), env, stdio: ["pipe", "pipe", "pipe"] });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(file, args, { cwd: path.resolve(bot.cwd), env, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (err) {
+      // Bad arguments or environment (a NUL, say) throw here, before any child exists.
+      resolve({ kind: "spawn_failed", message: err instanceof Error ? err.message : String(err), usage: [], stderrTail: "" });
+      return;
+    }
 
     const kill = (why: "timed_out" | "aborted") => {
       if (ending || child.exitCode !== null) return;
@@ -87,7 +94,10 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
       signal.removeEventListener("abort", onAbort);
       resolve(exit);
     };
-    child.on("error", (err) => settle({ kind: "spawn_failed", message: err.message, usage, stderrTail: stderr }));
+    // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
+    child.on("error", (err) => {
+      if (child.pid === undefined) settle({ kind: "spawn_failed", message: err.message, usage, stderrTail: stderr });
+    });
     child.on("close", (code) => {
       if (ending) settle({ kind: ending, usage, stderrTail: stderr });
       else settle({ kind: "exited", code: code ?? 1, usage, stderrTail: stderr });

@@ -27,6 +27,7 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
         "review-pr": { command: ["node", "-e", "setInterval(() => {}, 1000)"] },
         converse: { command: ["node", "-e", "process.exit(3)"] },
         improve: { command: ["node", "-e", "setTimeout(() => {}, 60000)"], timeout_seconds: 0.2 },
+        "no-binary": { command: ["./no-such-bot-binary"] },
       }),
     );
   });
@@ -82,6 +83,32 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
     await runner.idle();
     expect((await s.member.api.get(`/api/runs/${a.body.id}`)).body).toMatchObject({ status: "failed", failure_code: "BOT_FAILED" });
     expect((await s.member.api.get(`/api/runs/${b.body.id}`)).body).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
+    await runner.stop();
+  });
+
+  it.each([
+    // execve takes C strings: a NUL in the environment makes spawn throw before any child exists.
+    ["spawn throws", "review-pr", { title: "a\u0000b" }, /null bytes/],
+    ["the executable is missing", "no-binary", {}, /ENOENT/],
+  ] as const)("finishes a run whose bot cannot start (%s) as failed at once, with the cause, freeing its slot", async (_label, botId, vars, cause) => {
+    const team = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: `Start ${botId}`, max_concurrent_runs: 1 })).body;
+    const gated = (bot: string, v: Record<string, string> = {}) =>
+      t.services.launcher.launch({ teamId: team.id, botId: bot, vars: v, source: "api", actor: { userId: null, kind: "user" } });
+    const launched = await gated(botId, vars);
+    if (launched.kind !== "launched") throw new Error("denied");
+    expect((await gated("converse")).kind).toBe("denied");
+    const runner = runnerWith(new BotCommands(path.join(dir, "bots.json")));
+    expect(await runner.tick()).toBe(1);
+    await runner.idle();
+    const run = (await s.admin.get(`/api/runs/${launched.run.id}`)).body;
+    expect(run).toMatchObject({
+      status: "failed", failure_code: "BOT_START_FAILED", failure_detail: expect.stringMatching(/^the bot could not start: /),
+      attempts: [{ number: 1, status: "failed", failure_code: "BOT_START_FAILED" }],
+    });
+    expect(run.failure_detail).toMatch(cause);
+    const next = await gated("converse");
+    expect(next.kind).toBe("launched");
+    if (next.kind === "launched") await t.services.runQueue.cancel(next.run.id);
     await runner.stop();
   });
 

@@ -160,7 +160,7 @@ export function outcomeOf(exit: BotExit, stopReason: ActiveRun["stopReason"]): R
     case "timed_out":
       return { status: "failed", failureCode: "TIMEOUT", detail: "the bot ran past its timeout and was killed" };
     case "spawn_failed":
-      return { status: "failed", failureCode: "BOT_START_FAILED", detail: exit.message };
+      return { status: "failed", failureCode: "BOT_START_FAILED", detail: `the bot could not start: ${exit.message}` };
     case "aborted":
       if (stopReason === "cancel") return { status: "cancelled" };
       return { status: "failed_resumable", failureCode: "RUNNER_STOPPED", detail: "the runner stopped before the bot finished" };

@@ -6,6 +6,9 @@ export interface Reply {
   headers: http.IncomingHttpHeaders;
   text: string;
   json(): any;
+  /** performance.now() when the request's last byte was handed to the socket, and when the answer's head arrived. */
+  sentAt: number;
+  answeredAt: number;
 }
 
 export interface RequestOptions {
@@ -25,7 +28,9 @@ export function request(url: string, opts: RequestOptions = {}): Promise<Reply> 
     if (opts.body !== undefined && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) {
       headers["content-length"] = Buffer.byteLength(opts.body);
     }
+    let sentAt = Number.NaN;
     const req = http.request(url, { method: opts.method ?? "GET", headers, agent: opts.agent ?? false }, (res) => {
+      const answeredAt = performance.now();
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", reject);
@@ -36,11 +41,14 @@ export function request(url: string, opts: RequestOptions = {}): Promise<Reply> 
           headers: res.headers,
           text,
           json: () => JSON.parse(text),
+          sentAt,
+          answeredAt,
         });
       });
     });
     req.setTimeout(opts.timeoutMs ?? 15_000, () => req.destroy(Object.assign(new Error("client timeout"), { code: "CLIENT_TIMEOUT" })));
     req.on("error", reject);
+    req.on("finish", () => (sentAt = performance.now()));
     if (opts.body !== undefined) req.end(opts.body);
     else req.end();
   });

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
+import { findDeliveryByKey, type NewDelivery } from "./deliveries.js";
+import { writeOnPostgres, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
+import type { RunRow } from "./runs.js";
+import { findOrgUsage } from "./usage.js";
+
+/**
+ * A delivery's launch as the store decides it, the same cases on every path that decides it:
+ * SQLite's writer transaction (`deliverOnSqlite`), PostgreSQL's batch procedure
+ * (`deliver_webhook_calls`, migration 0014) and its one-call function (`launch_delivery`, 0011,
+ * the way of a batch's retried call). Each leaves to the gate exactly the launches a limit or
+ * the org's status needs, and counts a launch on its own org's month alone.
+ */
+const MONTH = "2026-11";
+
+const row = (id: string, teamId: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
+  id, tenant_id: teamId, webhook_id: "whk_l", provider: "forge_b", status: "launched", idempotency_key: key, payload_sha256: null,
+  event_kind: "pull_request", event_action: "opened", project_path: "o/r", subject_id: "pr:1", subject_sha: null, parent_subject_id: null,
+  source_ip: null, bot_id: "review-pr", run_id: `run_${id}`, reason: null, denial_reason: null, forge_delivery_id: null, launched_at: 1,
+  failed_at: null, attempts: 1, created_at: 1, updated_at: 1, ...over,
+});
+const run = (id: string, teamId: string): RunRow => ({
+  id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
+  connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
+  actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: MONTH, failure_code: null, failure_detail: null,
+  cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
+  started_at: null, finished_at: null,
+});
+const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
+  row: row(id, teamId, key), launch: { teamId, run: run(`run_${id}`, teamId), month: MONTH }, duplicateId: `dup_${id}`,
+});
+
+const orgs = [
+  { id: "org_ok" }, { id: "org_two" }, { id: "org_susp", status: "suspended" as const }, { id: "org_ro", status: "read-only" as const },
+  { id: "org_cost", monthly_cost_cap_micro: 1 }, { id: "org_quota", monthly_run_quota: 100 },
+];
+const teams = [
+  { id: "team_ok", org_id: "org_ok" }, { id: "team_two", org_id: "org_two" }, { id: "team_conc", org_id: "org_ok", max_concurrent_runs: 2 },
+  { id: "team_rate", org_id: "org_ok", launch_rate_per_min: 5 }, { id: "team_susp", org_id: "org_susp" }, { id: "team_ro", org_id: "org_ro" },
+  { id: "team_cost", org_id: "org_cost" }, { id: "team_quota", org_id: "org_quota" },
+];
+
+describe.each(storeKinds())("a delivery's launch decided by the store on %s", (kind) => {
+  let ts: TestStore;
+  beforeAll(async () => {
+    ts = await openTestStore(kind);
+    await ts.store.db.insertInto("orgs").values(orgs.map((o) => ({ name: o.id, status: "active", monthly_cost_cap_micro: 0, monthly_run_quota: 0, created_at: 0, updated_at: 0, ...o })) as never).execute();
+    const team = { status: "active" as const, launch_rate_per_min: 0, max_concurrent_runs: 0, created_at: 0, updated_at: 0 };
+    await ts.store.db.insertInto("teams").values(teams.map((t) => ({ ...team, name: t.id, ...t }))).execute();
+  });
+  afterAll(() => ts.close());
+
+  type Path = { write: (w: DeliveryWrite) => Promise<DeliveryWriteOutcome | undefined>; writesDuplicate: boolean };
+  const paths: Array<[string, Path]> =
+    kind === "sqlite"
+      ? [["the writer's transaction", { write: async (w) => (await ts.store.deliver(null, w)).outcome, writesDuplicate: true }]]
+      : [
+          ["deliver_webhook_calls", { write: async (w) => (await ts.store.deliver(null, w)).outcome, writesDuplicate: true }],
+          // The one-call function leaves a duplicate's row to its caller.
+          ["launch_delivery", { write: (w) => writeOnPostgres(ts.store.db, w), writesDuplicate: false }],
+        ];
+
+  describe.each(paths)("through %s", (via, path) => {
+    const id = (name: string) => `${via}_${name}`;
+    const runsOf = (teamId: string) => ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", teamId).where("id", "like", `run_${via}%`).execute();
+
+    it.each([
+      ["an unknown team", "team_none"], ["a suspended org", "team_susp"], ["a read-only org", "team_ro"],
+      ["the team's MaxConcurrentRuns", "team_conc"], ["the team's LaunchRatePerMin", "team_rate"],
+      ["the org's MonthlyCostCapUSD", "team_cost"], ["the org's MonthlyRunQuota", "team_quota"],
+    ])("leaves %s to the gate, writing nothing", async (_label, teamId) => {
+      expect(await path.write(launch(id(teamId), teamId, `k-${id(teamId)}`))).toEqual({ kind: "gate" });
+      expect(await runsOf(teamId)).toEqual([]);
+      expect(await findDeliveryByKey(ts.store.db, teamId, `k-${id(teamId)}`)).toBeUndefined();
+    });
+
+    it("launches for a team no limit names: the run in its team's org, the row, one run on that org's month and no other's", async () => {
+      const before = { ok: (await findOrgUsage(ts.store.db, "org_ok", MONTH)).runs, two: (await findOrgUsage(ts.store.db, "org_two", MONTH)).runs };
+      expect(await path.write(launch(id("a"), "team_ok", `k-${id("a")}`))).toEqual({ kind: "launched", org_id: "org_ok" });
+      expect(await path.write(launch(id("b"), "team_ok", `k-${id("b")}`))).toEqual({ kind: "launched", org_id: "org_ok" });
+      expect(await path.write(launch(id("c"), "team_two", `k-${id("c")}`))).toEqual({ kind: "launched", org_id: "org_two" });
+      expect((await runsOf("team_ok")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+        { id: `run_${id("a")}`, org_id: "org_ok" }, { id: `run_${id("b")}`, org_id: "org_ok" },
+      ]);
+      expect(await findDeliveryByKey(ts.store.db, "team_two", `k-${id("c")}`)).toMatchObject({ id: id("c"), run_id: `run_${id("c")}`, status: "launched" });
+      expect((await findOrgUsage(ts.store.db, "org_ok", MONTH)).runs).toBe(before.ok + 2);
+      expect((await findOrgUsage(ts.store.db, "org_two", MONTH)).runs).toBe(before.two + 1);
+    });
+
+    it("answers a held key as taken: a launched holder's replay gets its duplicate row, a launch_error holder's none", async () => {
+      const held = launch(id("held"), "team_ok", `k-${id("held")}`);
+      expect((await path.write(held))?.kind).toBe("launched");
+      const replay = await path.write(launch(id("again"), "team_ok", `k-${id("held")}`));
+      expect(replay).toMatchObject({ kind: "taken", row: { id: id("held"), run_id: `run_${id("held")}`, status: "launched" } });
+      const dup = await ts.store.db.selectFrom("webhook_deliveries").select(["status", "run_id", "reason"]).where("id", "=", `dup_${id("again")}`).executeTakeFirst();
+      if (path.writesDuplicate) {
+        expect(replay).toMatchObject({ recorded: true });
+        expect(dup).toMatchObject({ status: "duplicate", run_id: `run_${id("held")}`, reason: `duplicate of ${id("held")}` });
+      } else {
+        expect(replay).not.toHaveProperty("recorded");
+        expect(dup).toBeUndefined();
+      }
+      await ts.store.deliver(null, { row: row(id("err"), "team_ok", `k-${id("err")}`, { status: "launch_error", run_id: null, launched_at: null }) });
+      const retried = await path.write(launch(id("retry"), "team_ok", `k-${id("err")}`));
+      expect(retried).toEqual({ kind: "taken", row: expect.objectContaining({ id: id("err"), status: "launch_error" }) });
+      expect(await findDeliveryByKey(ts.store.db, "team_ok", `row|dup_${id("retry")}`)).toBeUndefined();
+      expect(await runsOf("team_ok")).not.toContainEqual(expect.objectContaining({ id: `run_${id("again")}` }));
+    });
+  });
+});
