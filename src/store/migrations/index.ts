@@ -13,6 +13,7 @@ import { m0011PgOrgRunTallies } from "./0011-pg-org-run-tallies.js";
 import { m0012PgDeliverInBatches } from "./0012-pg-deliver-in-batches.js";
 import { m0013ParkedLaunches } from "./0013-parked-launches.js";
 import { m0014PgBatchWritesInline } from "./0014-pg-batch-writes-inline.js";
+import { m0015DropDeadFunctions } from "./0015-drop-dead-functions.js";
 
 /** Numbered migrations; a landed one is never edited, a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   "0012_pg_deliver_in_batches": m0012PgDeliverInBatches,
   "0013_parked_launches": m0013ParkedLaunches,
   "0014_pg_batch_writes_inline": m0014PgBatchWritesInline,
+  "0015_drop_dead_functions": m0015DropDeadFunctions,
 };
