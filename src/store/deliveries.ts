@@ -44,8 +44,8 @@ export async function findDeliveryByKey(db: Db, tenantId: string, key: string): 
 /**
  * A replay's own row, from the launch row it would have written: its own id and key (so a
  * forge's retry of the event is not taken for it), the holder's run, a reason naming the
- * holder. PostgreSQL builds the same row in migration 0012's `write_webhook_delivery` (one
- * call) and 0014's `deliver_webhook_calls` (a batch).
+ * holder. PostgreSQL builds the same row in `deliver_webhook_calls`
+ * (store/postgres/deliver-webhook-calls.sql).
  */
 export function duplicateRow(launchRow: NewDelivery, holder: KeyHolder, id: string): NewDelivery {
   return Object.assign({}, launchRow, {
