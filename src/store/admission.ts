@@ -61,7 +61,7 @@ export type LaunchDeliveryOutcome =
   | { kind: "launched"; org_id: string };
 
 /**
- * PostgreSQL: a delivery's launch in one statement (migration 0007's function): `taken` when
+ * PostgreSQL: a delivery's launch in one statement (store/postgres/launch-delivery.sql): `taken` when
  * the row's idempotency key is held, `gate` when a limit or the org's status needs the gate's
  * transaction, else the run (its org set from the team), the row and the org's run counter
  * written atomically. A unique violation (a concurrent delivery won the key) writes nothing.

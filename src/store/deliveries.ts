@@ -44,7 +44,7 @@ export async function findDeliveryByKey(db: Db, tenantId: string, key: string): 
 /**
  * A duplicate's own row: its own id and key (so a forge's retry of the event is not taken for
  * it), the holder's run, a reason naming the holder. PostgreSQL's batch builds the same row
- * (`deliver_webhook_calls`).
+ * (store/postgres/deliver-webhook-calls.sql).
  */
 export function duplicateRow(launchRow: Omit<NewDelivery, "id" | "status" | "idempotency_key">, holder: KeyHolder, id: string): NewDelivery {
   return Object.assign({}, launchRow, {

@@ -125,7 +125,7 @@ const FREE: DeliveryWriteOutcome = { kind: "free" };
  * SQLite: a webhook call's writes as one transaction (the store runs it in a shared commit, on
  * a file's writer thread while the event loop is busy): the call's admission when `l` is
  * given, then when admitted the row, a replay's duplicate row, or the launch as PostgreSQL's
- * `launch_delivery` decides it (migrations 0007 and 0011; a batch's in 0014).
+ * `launch_delivery` decides it (store/postgres/launch-delivery.sql; a batch's in deliver-webhook-calls.sql).
  * Under the write lock the key check sees every row written before, so the launch cannot lose
  * its key to a concurrent delivery; an error leaves nothing written, the admission included.
  */

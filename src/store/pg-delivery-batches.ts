@@ -2,7 +2,7 @@ import { Compiled } from "./compiled.js";
 import { limitParams, parseVerdict, writeOnPostgres, type CallLimits, type DeliveryAnswer, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
 import type { Db } from "./store.js";
 
-/** One call's answer in `deliver_webhook_calls`' `answers` (migrations 0012, 0014). */
+/** One call's answer in `deliver_webhook_calls`' `answers` (store/postgres/deliver-webhook-calls.sql). */
 interface CallAnswer {
   verdict: string;
   outcome?: DeliveryWriteOutcome;
@@ -26,9 +26,9 @@ interface Waiting {
  * shares one commit among concurrent calls. One batch is in flight at a time, on one pooled
  * connection; calls that arrive meanwhile wait, and the next batch takes every waiting call (up
  * to {@link MAX_CALLS}). Unloaded, a call goes at once, alone; under load one round trip and one
- * WAL flush serve many. Every call is answered after the commit that holds its rows (migration
- * 0014's `deliver_webhook_calls`). Service processes sharing a database each send their own
- * batches, which PostgreSQL runs side by side.
+ * WAL flush serve many. Every call is answered after the commit that holds its rows
+ * (`deliver_webhook_calls`, store/postgres/deliver-webhook-calls.sql). Service processes
+ * sharing a database each send their own batches, which PostgreSQL runs side by side.
  *
  * One batch in flight, not one per pooled connection: on the 2-core benchmark machine two in
  * flight made batches half as large, and cost more per call on both sides (`bench/ANALYSIS.md`).

@@ -14,8 +14,9 @@ import { m0012PgDeliverInBatches } from "./0012-pg-deliver-in-batches.js";
 import { m0013ParkedLaunches } from "./0013-parked-launches.js";
 import { m0014PgBatchWritesInline } from "./0014-pg-batch-writes-inline.js";
 import { m0015MembershipsExplicit } from "./0015-memberships-explicit.js";
+import { m0016DropDeadFunctions } from "./0016-drop-dead-functions.js";
 
-/** Numbered migrations; a landed one is never edited, a change is a new number. */
+/** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
   "0001_tenancy": m0001Tenancy,
   "0002_webhooks": m0002Webhooks,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   "0013_parked_launches": m0013ParkedLaunches,
   "0014_pg_batch_writes_inline": m0014PgBatchWritesInline,
   "0015_memberships_explicit": m0015MembershipsExplicit,
+  "0016_drop_dead_functions": m0016DropDeadFunctions,
 };
