@@ -52,7 +52,7 @@ export interface RecordedLaunch {
   gated?: boolean;
   /**
    * The webhook call's admission, taken first: the launch happens only when it admits. On
-   * PostgreSQL, on the one-statement path, both go in one round trip (migration 0008).
+   * PostgreSQL, on the one-call path, both go in one round trip (store/postgres/deliver-webhook-calls.sql).
    */
   admission?: CallLimits;
   /**

@@ -8,7 +8,7 @@ import { findOrgUsage } from "./usage.js";
 /**
  * A delivery's launch as the store decides it, the same cases on every path that decides it:
  * SQLite's writer transaction (`deliverOnSqlite`), PostgreSQL's batch procedure
- * (`deliver_webhook_calls`, migration 0014) and its one-call function (`launch_delivery`, 0011,
+ * (`deliver_webhook_calls`) and its one-call function (`launch_delivery`,
  * the way of a batch's retried call). Each leaves to the gate exactly the launches a limit or
  * the org's status needs, and counts a launch on its own org's month alone.
  */
