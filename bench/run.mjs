@@ -463,7 +463,8 @@ async function main() {
   ceiling = null;
 
   if (withPg) {
-    const url = pgUrlFromEnv || (log("starting a throwaway PostgreSQL cluster"), await startPgCluster(ROOT, workDir, log));
+    if (!pgUrlFromEnv) log("starting a throwaway PostgreSQL cluster");
+    const url = pgUrlFromEnv || (await startPgCluster(ROOT, workDir, log));
     run.notes.push(`PostgreSQL service processes (6.x) ran with ${Object.entries(PG_ENV).map(([k, v]) => `${k}=${v}`).join(" ")}: on 2 cores shared with wrk and PostgreSQL, 10 connections per process queued on the rows the API's launches lock.`);
     // 1 process: the launch scenario alone, as the baseline of scenario 6.
     log("starting 1 service process on PostgreSQL");

@@ -27,7 +27,9 @@ export function ensureWrk(log) {
   };
   const known = spawnSync("apt-cache", ["policy", "wrk"], { encoding: "utf8" }).stdout ?? "";
   if (!/Candidate: (?!\(none\))/.test(known)) run(["apt-get", "update", "-qq"]);
-  if (!run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "wrk"]) || !(bin = which("wrk"))) {
+  const installed = run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "wrk"]);
+  bin = installed ? which("wrk") : undefined;
+  if (!bin) {
     throw new Error(
       "could not install wrk: run `apt-get update && apt-get install -y wrk` as root (Debian/Ubuntu), then `npm run bench` again",
     );

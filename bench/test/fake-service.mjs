@@ -5,7 +5,6 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 
 const env = process.env;
-const admin = env.SERVICE_ADMIN_TOKEN;
 const key = env.SERVICE_SEAL_KEY ?? "k";
 const counts = { launched: 0, filtered: 0, duplicate: 0 };
 const seen = new Set();
@@ -25,9 +24,15 @@ function delivery(req, res, hookId, body) {
   const got = Buffer.from(sig);
   if (got.length !== want.length || !timingSafeEqual(got, want)) return send(res, 401, { error: "invalid webhook" });
   const event = JSON.parse(body.toString("utf8"));
-  if (hookId.startsWith("whf")) return counts.filtered++, send(res, 200, { status: "filtered" });
+  if (hookId.startsWith("whf")) {
+    counts.filtered++;
+    return send(res, 200, { status: "filtered" });
+  }
   const k = `${hookId}:${event.repository.full_name}:${event.pull_request.number}:${event.pull_request.head.sha}`;
-  if (seen.has(k)) return counts.duplicate++, send(res, 200, { status: "duplicate" });
+  if (seen.has(k)) {
+    counts.duplicate++;
+    return send(res, 200, { status: "duplicate" });
+  }
   seen.add(k);
   counts.launched++;
   send(res, 201, { status: "launched" });
@@ -42,7 +47,7 @@ http
       const url = req.url ?? "";
       if (url === "/readyz") return send(res, 200, { status: "ready" });
       if (url === "/metrics") {
-        return send(res, 200, Object.entries(counts).map(([s, n]) => `service_webhook_deliveries_total{provider="forge_b",status="${s}"} ${n}`).join("\n") + "\n");
+        return send(res, 200, `${Object.entries(counts).map(([s, n]) => `service_webhook_deliveries_total{provider="forge_b",status="${s}"} ${n}`).join("\n")}\n`);
       }
       const hook = /^\/api\/webhooks\/forge_b\/([\w-]+)$/.exec(url);
       if (req.method === "POST" && hook) return delivery(req, res, hook[1], body);

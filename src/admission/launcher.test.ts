@@ -23,7 +23,7 @@ async function runCount(t: TestApp, teamId: string): Promise<number> {
   return (await t.store.db.selectFrom("runs").select("id").where("team_id", "=", teamId).execute()).length;
 }
 
-async function newTeam(t: TestApp, s: Seed, orgId: string, body: Record<string, unknown> = {}) {
+async function newTeam(_t: TestApp, s: Seed, orgId: string, body: Record<string, unknown> = {}) {
   return (await s.admin.post(`/api/orgs/${orgId}/teams`, { name: `t${Math.random()}`, ...body })).body as { id: string; org_id: string };
 }
 

@@ -9,6 +9,7 @@ export const NAME_MAX = 200;
  */
 /** In unicode mode a paired surrogate is one code point: only a lone one is `Cs`. */
 const LONE_SURROGATE = /\p{Cs}/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
 
 /**

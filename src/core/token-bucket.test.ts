@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { perSecond, takeToken } from "./token-bucket.js";
+import { type BucketState, perSecond, takeToken } from "./token-bucket.js";
 
 describe("takeToken", () => {
   it("starts full: burst tokens, then empty", () => {
-    let state;
+    let state: BucketState | undefined;
     for (let i = 0; i < 10; i++) {
       const v = takeToken(state, perSecond(1, 10), 0);
       expect(v.ok).toBe(true);
@@ -38,7 +38,7 @@ describe("takeToken", () => {
   it("admits at most burst + rate × elapsed over any schedule", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 200 }), fc.integer({ min: 1, max: 20 }), (gaps, burst) => {
-        let state;
+        let state: BucketState | undefined;
         let now = 0;
         let admitted = 0;
         for (const gap of gaps) {

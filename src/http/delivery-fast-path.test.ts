@@ -43,7 +43,12 @@ describe("delivery fast path", () => {
         return outcome();
       },
     } as unknown as DeliveryIntake;
-    const log = createLogger("debug", new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }));
+    const log = createLogger("debug", new Writable({
+      write: (chunk, _enc, done) => {
+        logs.push(String(chunk));
+        done();
+      },
+    }));
     const receive = deliveryReceiver({ intake, budget, metrics, log });
     const fast = deliveryFastPath({ receive, log, address: (req) => req.socket.remoteAddress, closing: () => closing });
     server = http.createServer((req, res) => {
@@ -124,7 +129,7 @@ describe("delivery fast path", () => {
 
     seen.length = 0;
     const declined: [string, Promise<number>][] = [
-      ["GET", fetch(base + "/api/webhooks/forge_b/whk_1").then((r) => r.status)],
+      ["GET", fetch(`${base}/api/webhooks/forge_b/whk_1`).then((r) => r.status)],
       ["other path", post("/api/webhooks/forge_b/whk_1/x", "{}").then((r) => r.status)],
       ["escape", post("/api/webhooks/forge_b/whk%5F1", "{}").then((r) => r.status)],
       ["101-character id", post(`/api/webhooks/forge_b/${"w".repeat(101)}`, "{}").then((r) => r.status)],

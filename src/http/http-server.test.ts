@@ -69,8 +69,8 @@ describe("HTTP server limits", () => {
     expect(big !== "closed" && [big.status, JSON.parse(big.body).error]).toEqual([431, "headers_too_large"]);
     const long = await fetch(`http://127.0.0.1:${port}/api/teams/${"t".repeat(101)}`, { headers: { authorization: `Bearer ${seed.member.token}` } });
     expect([long.status, (await long.json()) as unknown]).toEqual([414, { error: "uri_too_long", detail: "a path segment is longer than 100 characters" }]);
-    const escape = await fetch(`http://127.0.0.1:${port}/api/teams/%E0%A4%A`, { headers: { authorization: `Bearer ${seed.member.token}` } });
-    expect([escape.status, ((await escape.json()) as { error: string }).error]).toEqual([400, "invalid_request"]);
+    const badEscape = await fetch(`http://127.0.0.1:${port}/api/teams/%E0%A4%A`, { headers: { authorization: `Bearer ${seed.member.token}` } });
+    expect([badEscape.status, ((await badEscape.json()) as { error: string }).error]).toEqual([400, "invalid_request"]);
   });
 
   it("counts a management body abandoned mid-way as aborted, never as the store's outage", async () => {

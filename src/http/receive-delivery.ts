@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
-import type { DeliveryIntake } from "../intake/delivery-intake.js";
+import type { DeliveryIntake, DeliveryOpening } from "../intake/delivery-intake.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { BodyBudget } from "./body-budget.js";
 import { deliveryAnswer } from "./delivery-answer.js";
 import { errorAnswer, thrownAnswer, type Answer } from "./error-handler.js";
-import { readBody } from "./read-body.js";
+import { readBody, type BodyRead } from "./read-body.js";
 
 /** A delivery as it arrives: its URL's parts, its headers and its body, not yet read. */
 export interface IncomingDelivery {
@@ -36,8 +36,8 @@ export type DeliveryReceiver = (delivery: IncomingDelivery) => Promise<Answer | 
 export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
   const { intake, budget, metrics, log } = deps;
   return async (delivery) => {
-    let read;
-    let opened;
+    let read: BodyRead;
+    let opened: DeliveryOpening;
     try {
       opened = await intake.open(delivery);
       if (opened.kind === "refused") return unread(delivery.headers, deliveryAnswer(opened.outcome));

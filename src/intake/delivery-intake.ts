@@ -176,7 +176,10 @@ export class DeliveryIntake {
     const now = clock.now();
     let payloadSha256: string | undefined;
     /** The row of a delivery refused by the call's admission, before its body is proven. */
-    const early = (): Base => this.baseRow(config, req, now, (payloadSha256 ??= sha256Hex(req.rawBody)));
+    const early = (): Base => {
+      payloadSha256 ??= sha256Hex(req.rawBody);
+      return this.baseRow(config, req, now, payloadSha256);
+    };
 
     const limits: CallLimits = {
       webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
@@ -328,7 +331,8 @@ export class DeliveryIntake {
       /** The launch's row: a new one, or a launch_error row of the same key that this delivery retries. */
       let deliveryId = "";
       if (!result) {
-        const newId = (deliveryId = ids.next("dlv"));
+        const newId = ids.next("dlv");
+        deliveryId = newId;
         result = await launcher.launchRecorded(request(newId), {
           tenantId: teamId, idempotencyKey: key, admission, gated: owner.teamStatus !== "active",
           row: (run) => deliveryRow(planRow, launched(run.id), newId, key),

@@ -42,7 +42,7 @@ describe("generic lane", () => {
         launch_vars: { d: "webhook" },
       },
     );
-    expect(d).toMatchObject({ launches: [{ vars: { a: "body", b: "rule", c: "operator", d: "webhook" }, idempotencyKey: "generic|team_1|wh_cfg1|" + SHA }] });
+    expect(d).toMatchObject({ launches: [{ vars: { a: "body", b: "rule", c: "operator", d: "webhook" }, idempotencyKey: `generic|team_1|wh_cfg1|${SHA}` }] });
   });
 
   it.each([

@@ -12,7 +12,12 @@ describe("the event loop's load", () => {
   ];
   it.each(rows)("%s", (_, samples, expected) => {
     const watch = new EventLoopWatch();
-    expect(samples.map((u) => (watch.observe(u), watch.busy))).toEqual(expected);
+    expect(
+      samples.map((u) => {
+        watch.observe(u);
+        return watch.busy;
+      }),
+    ).toEqual(expected);
   });
 
   it("is sampled from the process's event loop: busy while it spins, idle once it waits", async () => {

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { CallLimits, DeliveryAnswer, DeliveryWrite } from "./intake.js";
-import { WriteLock } from "./write-lock.js";
+import type { WriteLock } from "./write-lock.js";
 
 /** One delivery's writes as posted to the writer thread. */
 export interface WriterRequest {

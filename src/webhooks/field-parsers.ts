@@ -98,4 +98,5 @@ export const varMap: Parser<Record<string, string>> = (v, field) => {
 };
 
 /** A label, event name or login: printable, no surrounding blanks. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 export const word = text(200, /^[^\u0000-\u001f\u007f]+$/, "must not contain control characters");

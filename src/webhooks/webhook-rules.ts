@@ -76,9 +76,9 @@ export function checkWebhookRules(provider: ProviderName, c: EditableConfig): vo
 /** Bot ids a config names, wildcard left out: each must be a known bot. */
 export function namedBotIds(c: Pick<WebhookConfig, "bot_ids" | "default_bot_id" | "bot_rules">): { id: string; field: string }[] {
   const out: { id: string; field: string }[] = [];
-  c.bot_ids.forEach((id, i) => id !== "*" && out.push({ id, field: `bot_ids.${i}` }));
+  for (const [i, id] of c.bot_ids.entries()) if (id !== "*") out.push({ id, field: `bot_ids.${i}` });
   if (c.default_bot_id !== null) out.push({ id: c.default_bot_id, field: "default_bot_id" });
-  (c.bot_rules ?? []).forEach((r, i) => out.push({ id: r.bot_id, field: `bot_rules.${i}.bot_id` }));
+  for (const [i, r] of (c.bot_rules ?? []).entries()) out.push({ id: r.bot_id, field: `bot_rules.${i}.bot_id` });
   return out;
 }
 

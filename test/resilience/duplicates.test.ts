@@ -40,7 +40,7 @@ async function storm(services: Service[], send: (base: string, agent: ReturnType
     const replies = await Promise.all(Array.from({ length: N }, (_, i) => send(services[i % services.length]!.base, agents[i % services.length]!)));
     return replies;
   } finally {
-    agents.forEach((a) => a.destroy());
+    for (const a of agents) a.destroy();
   }
 }
 
@@ -54,7 +54,10 @@ function overlap(replies: Reply[]) {
   const events = replies.flatMap((r) => [[r.sentAt, 1], [r.answeredAt, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let inFlight = 0;
   let peak = 0;
-  for (const [, step] of events) peak = Math.max(peak, (inFlight += step));
+  for (const [, step] of events) {
+    inFlight += step;
+    peak = Math.max(peak, inFlight);
+  }
   return { allSentBeforeFirstAnswer: lastSent < firstAnswer, lastSentMs: lastSent - Math.min(...replies.map((r) => r.sentAt)), firstAnswerMs: firstAnswer - Math.min(...replies.map((r) => r.sentAt)), peak };
 }
 

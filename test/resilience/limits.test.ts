@@ -15,7 +15,7 @@ async function parallel(services: Service[], send: (base: string, agent: ReturnT
   try {
     return await Promise.all(Array.from({ length: PARALLEL }, (_, i) => send(services[i % services.length]!.base, agents[i % services.length]!, i)));
   } finally {
-    agents.forEach((a) => a.destroy());
+    for (const a of agents) a.destroy();
   }
 }
 
@@ -141,7 +141,10 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
 let sqlite: Service | undefined;
 suite(
   "SQLite×1",
-  async () => [(sqlite = await startService())],
+  async () => {
+    sqlite = await startService();
+    return [sqlite];
+  },
   async () => sqlite?.stop(),
 );
 

@@ -144,7 +144,8 @@ describe("malformed input: 10,000 generated requests against one live service (S
         }
       }
       const key = status === 0 ? "conn" : status === -1 ? "no-answer" : String(status);
-      const cat = (byCategory[g.category] ??= {});
+      byCategory[g.category] ??= {};
+      const cat = byCategory[g.category]!;
       cat[key] = (cat[key] ?? 0) + 1;
       // A bad signature or token may be answered 401, or 200 "invalid" for a body with nothing to verify, but never launch.
       if (g.category === "bad-signature" && /"status":"(launched|duplicate)"/.test(text)) launchedUnproven.push({ i, category: g.category, status, text: text.slice(0, 300) });
@@ -181,7 +182,7 @@ describe("malformed input: 10,000 generated requests against one live service (S
     console.log("  over the limit (26 MiB):", JSON.stringify(overLimit.map((o) => `${o.chunked ? "chunked" : "declared"} → ${o.status || "closed"} ${o.text.slice(0, 120)}`)));
     if (fivexx.length) {
       console.log("  first 5xx (replay: generate(seed, i, hooks)):", fivexx.slice(0, 5));
-      console.log("  service errors:\n" + errorLines(svc, 5));
+      console.log(`  service errors:\n${errorLines(svc, 5)}`);
     }
     if (!svc.alive()) console.log(`  the service DIED (exit ${svc.proc.exitCode}, signal ${svc.proc.signalCode}):\n${svc.output().slice(-3000)}`);
 

@@ -100,7 +100,11 @@ describe.skipIf(!pgAvailable())("store outage: PostgreSQL stopped for 10 s under
     // A delivery racing the stop (begun before PostgreSQL was down) may commit and answer 2xx;
     // `lost` proves each such answer was stored. Once the store is down, none may succeed.
     const outage2xx = samples.filter((s) => s.start >= down && s.end <= upBegin && is2xx(s));
-    const tally = (xs: Sample[]) => xs.reduce<Record<number, number>>((m, s) => ({ ...m, [s.status]: (m[s.status] ?? 0) + 1 }), {});
+    const tally = (xs: Sample[]) => {
+      const m: Record<number, number> = {};
+      for (const s of xs) m[s.status] = (m[s.status] ?? 0) + 1;
+      return m;
+    };
     const bad5xx = samples.filter((s) => s.status >= 500 && s.status !== 503);
     const readyDuring = ready.filter((s) => s.start >= down && s.end <= upBegin);
     console.log(
@@ -114,7 +118,7 @@ describe.skipIf(!pgAvailable())("store outage: PostgreSQL stopped for 10 s under
     if (odd.length || bad5xx.length) {
       console.log("  first non-503 answers inside the outage:", odd.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`));
       console.log("  first other 5xx:", bad5xx.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`));
-      console.log("  service errors:\n" + errorLines(svc, 3));
+      console.log(`  service errors:\n${errorLines(svc, 3)}`);
     }
 
     if (!svc.alive()) {

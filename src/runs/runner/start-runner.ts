@@ -2,7 +2,7 @@ import os from "node:os";
 import type { Logger } from "pino";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { Runs } from "../runs.js";
-import { BotCommands } from "./bot-commands.js";
+import type { BotCommands } from "./bot-commands.js";
 import { Runner } from "./runner.js";
 
 /** How often an in-process timer flips runs whose lease lapsed (every replica may run it: the UPDATE is idempotent). */

@@ -88,7 +88,7 @@ function mutate(r: Prng, value: any, edits: number): any {
 
 function deepNest(r: Prng): string {
   const depth = r.int(1000, 20_000);
-  return r.next() < 0.5 ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+  return r.next() < 0.5 ? "[".repeat(depth) + "]".repeat(depth) : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 }
 
 function hugeBody(r: Prng): Buffer {
@@ -210,11 +210,11 @@ export function generate(seed: number, i: number, hooks: Hooks): Generated {
   }
   if (roll < 92) {
     // The management API with garbage.
-    const body = Buffer.from(r.pick(["{", '{"name":' + "1".repeat(400) + "}", JSON.stringify({ name: weirdValue(r), monthly_run_quota: weirdValue(r) }), "[]", "null"]));
+    const body = Buffer.from(r.pick(["{", `{"name":${"1".repeat(400)}}`, JSON.stringify({ name: weirdValue(r), monthly_run_quota: weirdValue(r) }), "[]", "null"]));
     return {
       kind: "http", category: "management", method: r.pick(["POST", "PATCH", "GET"]),
       path: r.pick(["/api/admin/orgs", "/api/runs", "/api/users/me/tokens", `/api/teams/${"t".repeat(300)}/webhooks`, "/api/admin/orgs/%ff", "/metrics?x=1", "/readyz"]),
-      headers: { "content-type": "application/json", authorization: r.pick(["Bearer iap_" + "x".repeat(43), "Bearer ", "Basic abc", "Bearer " + "\u00ff".repeat(10), `Bearer iap_${"y".repeat(5000)}`]) },
+      headers: { "content-type": "application/json", authorization: r.pick([`Bearer iap_${"x".repeat(43)}`, "Bearer ", "Basic abc", `Bearer ${"\u00ff".repeat(10)}`, `Bearer iap_${"y".repeat(5000)}`]) },
       body,
     };
   }

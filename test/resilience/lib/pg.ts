@@ -89,7 +89,7 @@ export async function findLost(store: { sqliteFile?: string; pgUrl?: string }, a
       const r = db.prepare("select id from runs where id = ?");
       for (const a of acks) {
         const row = d.get(a.deliveryId) as { status: string; run_id: string | null } | undefined;
-        if (!row || row.status !== "launched" || row.run_id !== a.runId || !r.get(a.runId)) lost.push(a);
+        if (row?.status !== "launched" || row.run_id !== a.runId || !r.get(a.runId)) lost.push(a);
       }
     } finally {
       db.close();
@@ -108,7 +108,7 @@ export async function findLost(store: { sqliteFile?: string; pgUrl?: string }, a
       const byId = new Map(rows.rows.map((row) => [row.id as string, row]));
       for (const a of chunk) {
         const row = byId.get(a.deliveryId);
-        if (!row || row.status !== "launched" || row.run_id !== a.runId || !row.run_row) lost.push(a);
+        if (row?.status !== "launched" || row.run_id !== a.runId || !row.run_row) lost.push(a);
       }
     }
   } finally {

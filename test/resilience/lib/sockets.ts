@@ -76,7 +76,10 @@ export async function healthLatency(port: number): Promise<number> {
   const started = performance.now();
   const status = await new Promise<number | null>((resolve) => {
     const s = connect(port);
-    const timer = setTimeout(() => (s.destroy(), resolve(null)), 5000);
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve(null);
+    }, 5000);
     s.on("data", (d) => {
       clearTimeout(timer);
       resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(d.toString("latin1"))?.[1] ?? 0));
