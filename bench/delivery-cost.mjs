@@ -41,8 +41,31 @@ if (opt.statements) {
 }
 
 const dist = (m) => import(new URL(`../dist/${m}`, import.meta.url).href);
-const [{ loadConfig }, { createLogger }, { composeServices }, { systemClock }, { randomIds }, { Sealer }, { buildApp }, { Metrics }, { openStore }, { bootstrapAdmin }] =
-  await Promise.all(["config/config.js", "config/logger.js", "compose.js", "core/clock.js", "core/ids.js", "core/sealer.js", "http/app.js", "metrics/metrics.js", "store/store.js", "tenancy/bootstrap.js"].map(dist));
+const [
+  { loadConfig },
+  { createLogger },
+  { composeServices },
+  { systemClock },
+  { randomIds },
+  { Sealer },
+  { buildApp },
+  { Metrics },
+  { openStore },
+  { bootstrapAdmin },
+] = await Promise.all(
+  [
+    "config/config.js",
+    "config/logger.js",
+    "compose.js",
+    "core/clock.js",
+    "core/ids.js",
+    "core/sealer.js",
+    "http/app.js",
+    "metrics/metrics.js",
+    "store/store.js",
+    "tenancy/bootstrap.js",
+  ].map(dist),
+);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "delivery-cost-"));
 const store = await openStore({ databaseUrl: "", sqlitePath: path.join(dir, "service.sqlite") });
@@ -50,7 +73,13 @@ const token = `iap_${randomBytes(32).toString("base64url")}`;
 const config = loadConfig({ ...process.env, SERVICE_ADMIN_TOKEN: token, SERVICE_RUNNER: "none" });
 const log = createLogger("warn");
 const services = composeServices({
-  config, store, clock: systemClock, ids: randomIds, metrics: new Metrics(), sealer: new Sealer("k", { k: randomBytes(32) }), log,
+  config,
+  store,
+  clock: systemClock,
+  ids: randomIds,
+  metrics: new Metrics(),
+  sealer: new Sealer("k", { k: randomBytes(32) }),
+  log,
 });
 await bootstrapAdmin({ store, clock: systemClock, ids: randomIds, tokens: services.tokens }, token);
 const app = await buildApp(services, { logger: log });
@@ -63,7 +92,11 @@ const post = async (url, body) => {
 const org = await post("/api/admin/orgs", { name: "cost", monthly_webhook_calls: 1_000_000_000 });
 const team = await post(`/api/orgs/${org.id}/teams`, { name: "cost" });
 const hook = await post(`/api/teams/${team.id}/webhooks`, {
-  provider: "forge_b", name: "cost", rate: 10_000, burst: 1_000_000, bot_ids: ["review-pr"],
+  provider: "forge_b",
+  name: "cost",
+  rate: 10_000,
+  burst: 1_000_000,
+  bot_ids: ["review-pr"],
   ...(scenario === "filtered" ? { author_allowlist: ["someone-else"] } : {}),
 });
 
@@ -72,10 +105,15 @@ const replay = { sha: randomBytes(20).toString("hex"), id: randomUUID() };
 const delivery = () => {
   const body = payload.body(scenario === "duplicate" ? replay.sha : randomBytes(20).toString("hex"));
   return {
-    provider: "forge_b", webhookId: hook.config.id, sourceIp: "127.0.0.1", rawBody: body,
+    provider: "forge_b",
+    webhookId: hook.config.id,
+    sourceIp: "127.0.0.1",
+    rawBody: body,
     headers: {
-      "content-type": "application/json", "x-github-event": "pull_request",
-      "x-github-delivery": scenario === "duplicate" ? replay.id : randomUUID(), "x-hub-signature-256": sign(hook.token, body),
+      "content-type": "application/json",
+      "x-github-event": "pull_request",
+      "x-github-delivery": scenario === "duplicate" ? replay.id : randomUUID(),
+      "x-hub-signature-256": sign(hook.token, body),
     },
   };
 };
@@ -83,13 +121,15 @@ const requests = Array.from({ length: total }, delivery);
 const outcomes = {};
 async function drive(list) {
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < list.length) {
-      const o = await services.intake.deliver(list[next++]);
-      const kind = o.kind === "launch" ? o.results[0].kind : o.kind;
-      outcomes[kind] = (outcomes[kind] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < list.length) {
+        const o = await services.intake.deliver(list[next++]);
+        const kind = o.kind === "launch" ? o.results[0].kind : o.kind;
+        outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+      }
+    }),
+  );
 }
 
 await drive(requests.slice(0, warmup));
@@ -102,9 +142,11 @@ const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const loop = performance.eventLoopUtilization(loop0);
 const measured = total - warmup;
-console.log(`${scenario}: ${measured} deliveries, ${Math.round((measured / ms) * 1000)}/s, ` +
-  `${((cpu.user + cpu.system) / measured).toFixed(0)} µs CPU each (all threads), ` +
-  `${((loop.active * 1000) / measured).toFixed(0)} µs on the event loop; outcomes ${JSON.stringify(outcomes)}`);
+console.log(
+  `${scenario}: ${measured} deliveries, ${Math.round((measured / ms) * 1000)}/s, ` +
+    `${((cpu.user + cpu.system) / measured).toFixed(0)} µs CPU each (all threads), ` +
+    `${((loop.active * 1000) / measured).toFixed(0)} µs on the event loop; outcomes ${JSON.stringify(outcomes)}`,
+);
 if (opt.statements) {
   const rows = [...statementTimes].sort((a, b) => b[1].ns - a[1].ns);
   const sum = rows.reduce((s, [, e]) => s + e.ns, 0);

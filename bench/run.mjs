@@ -16,16 +16,7 @@ import { splitPayload } from "./lib/payload.mjs";
 import { startPgCluster } from "./lib/pg.mjs";
 import { cleanupAll, freePort, onCleanup, rssWindow, sleep, start, waitReady } from "./lib/procs.mjs";
 import { writeReports } from "./lib/report.mjs";
-import {
-  adminToken as newAdminToken,
-  call,
-  deliveryCountsAll,
-  deliveryHeaders,
-  diffCounts,
-  probeDelivery,
-  seed,
-  startService,
-} from "./lib/service.mjs";
+import { adminToken as newAdminToken, call, deliveryCountsAll, deliveryHeaders, diffCounts, probeDelivery, seed, startService } from "./lib/service.mjs";
 import { ensureWrk, newNonce, runWrk, runWrkParallel, writeConf } from "./lib/wrk.mjs";
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
@@ -95,9 +86,7 @@ async function measure({ targets, req, seconds, rate, pids, services = [], total
   const threads = n === 1 ? cfg.threads : 1;
   const connections = Math.max(1, Math.floor(totalConnections / n));
   const confFor = (label) =>
-    targets.map((_, i) =>
-      writeConf(workDir, `${label}-${i}`, { ...req, threads, nonce: newNonce(), rate: rate ? rate / n : undefined }),
-    );
+    targets.map((_, i) => writeConf(workDir, `${label}-${i}`, { ...req, threads, nonce: newNonce(), rate: rate ? rate / n : undefined }));
   if (cfg.warmup > 0) {
     const warm = confFor("warmup");
     await runWrkParallel(
@@ -146,20 +135,31 @@ async function checkSignatures(files) {
   const bare = await startBare(secret, true);
   try {
     const conf = writeConf(workDir, "sigcheck", {
-      mode: "unique", path: "/check", key: secret, ...files, headers: deliveryHeaders, threads: cfg.threads,
+      mode: "unique",
+      path: "/check",
+      key: secret,
+      ...files,
+      headers: deliveryHeaders,
+      threads: cfg.threads,
     });
     const r = await runWrk(run.meta.wrkBin, { url: bare.base, conf, threads: cfg.threads, connections: cfg.connections, seconds: 1 });
     await sleep(200); // requests still in flight when wrk stopped
     const s1 = (await call(bare.base, "GET", "/stats")).json;
     const sha = randomBytes(20).toString("hex");
     const replayConf = writeConf(workDir, "sigcheck-replay", {
-      mode: "replay", path: "/check", key: secret, ...files, sha, delivery: randomUUID(), headers: deliveryHeaders, threads: 1,
+      mode: "replay",
+      path: "/check",
+      key: secret,
+      ...files,
+      sha,
+      delivery: randomUUID(),
+      headers: deliveryHeaders,
+      threads: 1,
     });
     const rr = await runWrk(run.meta.wrkBin, { url: bare.base, conf: replayConf, threads: 1, connections: 2, seconds: 1 });
     await sleep(200);
     const s2 = (await call(bare.base, "GET", "/stats")).json;
-    const ok =
-      r.non2xx === 0 && rr.non2xx === 0 && s2.bad === 0 && s1.ok >= r.requests && s1.unique === s1.ok && s2.unique === s1.unique + 1;
+    const ok = r.non2xx === 0 && rr.non2xx === 0 && s2.bad === 0 && s1.ok >= r.requests && s1.unique === s1.ok && s2.unique === s1.unique + 1;
     const msg =
       `Lua HMAC check against the bare server (it answers 401 to a bad signature): ${s2.ok} accepted, ${s2.bad} rejected; ` +
       `${s1.ok} unique-body requests with ${s1.unique} distinct signatures, then ${s2.ok - s1.ok} replays of one body`;
@@ -184,8 +184,13 @@ async function benchBare(files) {
   log(`bare ceiling: ${cfg.fixedSeconds} s at ${cfg.rate}/s`);
   const f = await measure({ targets: [bare.base], req, seconds: cfg.fixedSeconds, rate: cfg.rate, pids: [bare.pid] });
   run.rows.push({
-    id: "bare-fixed", name: "bare ceiling at a fixed rate", store: "—", target: `${cfg.rate}/s`, ...f,
-    achievedRate: f.rps, rateTarget: cfg.rate,
+    id: "bare-fixed",
+    name: "bare ceiling at a fixed rate",
+    store: "—",
+    target: `${cfg.rate}/s`,
+    ...f,
+    achievedRate: f.rps,
+    rateTarget: cfg.rate,
   });
   ceiling = {
     last: null,
@@ -214,7 +219,11 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
   const prefix = store === "sqlite" ? "" : "6";
 
   const row = (id, name, target, goal) => ({
-    id: `${prefix}${id}`, name: prefix ? name.replace(/^(\d)\. /, "6.$1 ") : name, store: storeLabel, target, goal,
+    id: `${prefix}${id}`,
+    name: prefix ? name.replace(/^(\d)\. /, "6.$1 ") : name,
+    store: storeLabel,
+    target,
+    goal,
   });
   const skip = (r, why) => {
     rows.push({ ...r, skipped: why });
@@ -248,14 +257,18 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
     r.met = goalCheck(r) && probeOk && clean;
     if (!probeOk) r.note = `the probe expected status ${expect}`;
     rows.push(r);
-    log(`  ${m.rps.toFixed(0)} req/s, p50 ${(m.latency.p50 / 1000).toFixed(2)} ms, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, RSS ${(m.rss / MB).toFixed(0)} MB, non-2xx ${m.non2xx}, outcomes ${JSON.stringify(m.outcomes)}`);
+    log(
+      `  ${m.rps.toFixed(0)} req/s, p50 ${(m.latency.p50 / 1000).toFixed(2)} ms, p99 ${(m.latency.p99 / 1000).toFixed(2)} ms, RSS ${(m.rss / MB).toFixed(0)} MB, non-2xx ${m.non2xx}, outcomes ${JSON.stringify(m.outcomes)}`,
+    );
     return r;
   }
 
   const launchGoal = procs > 1 ? "≥ 1,500 launched/s and > 1 process" : store === "sqlite" ? "≥ 0.60 × bare" : "—";
   const launched = await deliveryScenario(
     row("1", "1. pull_request.opened, new head sha each", "max", launchGoal),
-    hooks.launch, hooks.launch && deliveryReq(hooks.launch, files), "launched",
+    hooks.launch,
+    hooks.launch && deliveryReq(hooks.launch, files),
+    "launched",
     { goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.6 : procs > 1 ? launchedPerS(r) >= 1500 : true) },
   );
   if (launched && !launched.skipped) launched.launchedPerS = launchedPerS(launched);
@@ -263,7 +276,11 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
   // these processes alone, right after, so 2 processes are compared with 1 before and after.
   if (launched && !launched.skipped && procs > 1) {
     const r = {
-      id: "6-1b", name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)", store, target: "max", goal: "baseline",
+      id: "6-1b",
+      name: "6.0 pull_request.opened, 1 process again, after 6.1 (the other idle)",
+      store,
+      target: "max",
+      goal: "baseline",
     };
     log(`${r.name}: ${cfg.seconds} s`);
     launched.oneAfterPerS = (await measureLaunched(r, [services[0]], deliveryReq(hooks.launch, files))).launchedPerS;
@@ -273,7 +290,9 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
 
   await deliveryScenario(
     row("2", "2. same delivery, author filtered", "max", store === "sqlite" ? "≥ 0.70 × bare" : "—"),
-    hooks.filtered, hooks.filtered && deliveryReq(hooks.filtered, files), "filtered",
+    hooks.filtered,
+    hooks.filtered && deliveryReq(hooks.filtered, files),
+    "filtered",
     { goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.7 : true) },
   );
 
@@ -289,15 +308,18 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
     };
     await deliveryScenario(
       row("3", "3. replays of one delivery (duplicate)", "max", store === "sqlite" ? "≥ 0.70 × bare" : "—"),
-      hooks.launch, hooks.launch && deliveryReq(hooks.launch, files, { mode: "replay", sha, delivery }), "duplicate",
+      hooks.launch,
+      hooks.launch && deliveryReq(hooks.launch, files, { mode: "replay", sha, delivery }),
+      "duplicate",
       { probe, goalCheck: (r) => (store === "sqlite" ? r.ratio >= 0.7 : true) },
     );
   }
 
-
   await deliveryScenario(
     row("4", `4. fixed rate ${cfg.rate}/s for ${cfg.fixedSeconds} s`, `${cfg.rate}/s`, "p99 ≤ 3 ms, p99.9 ≤ 10 ms, RSS ≤ 160 MB/process"),
-    hooks.launch, hooks.launch && deliveryReq(hooks.launch, files), "launched",
+    hooks.launch,
+    hooks.launch && deliveryReq(hooks.launch, files),
+    "launched",
     {
       rate: cfg.rate,
       seconds: cfg.fixedSeconds,
@@ -320,7 +342,9 @@ async function serviceScenarios({ store, services, seeded, files, payload }) {
       const bodyFile = path.join(workDir, `runs-${store}.json`);
       writeFileSync(bodyFile, JSON.stringify(body));
       const req = {
-        mode: "static", path: "/api/runs", bodyFile,
+        mode: "static",
+        path: "/api/runs",
+        bodyFile,
         headers: ["content-type: application/json", `Authorization: Bearer ${seeded.runToken}`],
       };
       log(`${r.name} (${storeLabel}): probe ${r.probe}; ${cfg.seconds} s`);
@@ -359,13 +383,21 @@ async function measureLaunched(r, services, req, totalConnections) {
 async function twiceTheConnections(services, req) {
   const connections = 2 * cfg.connections;
   const one = {
-    id: "6-1c", name: `6.0 pull_request.opened, 1 process, ${connections} connections (the other idle)`, store: "postgresql", target: "max", goal: "—",
+    id: "6-1c",
+    name: `6.0 pull_request.opened, 1 process, ${connections} connections (the other idle)`,
+    store: "postgresql",
+    target: "max",
+    goal: "—",
   };
   log(`${one.name}: ${cfg.seconds} s`);
   await measureLaunched(one, [services[0]], req, connections);
   const procs = services.length;
   const two = {
-    id: "61c", name: `6.1 pull_request.opened, ${procs} processes, ${connections} connections (${connections / procs} each)`, store: `postgresql, ${procs} processes`, target: "max", goal: "—",
+    id: "61c",
+    name: `6.1 pull_request.opened, ${procs} processes, ${connections} connections (${connections / procs} each)`,
+    store: `postgresql, ${procs} processes`,
+    target: "max",
+    goal: "—",
   };
   log(`${two.name}: ${cfg.seconds} s`);
   await measureLaunched(two, services, req, connections);
@@ -384,8 +416,13 @@ function rssRow(rows, store) {
   if (!measured.length) return;
   const peak = Math.max(...measured.flatMap((r) => r.rssPerProcess));
   run.rows.push({
-    id: `rss-${store}`, name: "peak RSS under load, any scenario (per process)", store, target: "—",
-    rss: peak, goal: "≤ 160 MB", met: peak <= RSS_GOAL,
+    id: `rss-${store}`,
+    name: "peak RSS under load, any scenario (per process)",
+    store,
+    target: "—",
+    rss: peak,
+    goal: "≤ 160 MB",
+    met: peak <= RSS_GOAL,
   });
 }
 
@@ -402,8 +439,15 @@ async function startAll(store, count, databaseUrl, sealKey, token, env = databas
   for (let i = 0; i < count; i++) {
     services.push(
       await startService({
-        root: ROOT, workDir, name: `service-${store}-${i + 1}`, adminToken: token, sealKey, databaseUrl, env,
-        main: opt["service-main"] && path.resolve(opt["service-main"]), nodeArgs: opt["node-arg"],
+        root: ROOT,
+        workDir,
+        name: `service-${store}-${i + 1}`,
+        adminToken: token,
+        sealKey,
+        databaseUrl,
+        env,
+        main: opt["service-main"] && path.resolve(opt["service-main"]),
+        nodeArgs: opt["node-arg"],
       }),
     );
   }
@@ -432,7 +476,10 @@ async function main() {
     bodyBytes: payload.prefix.length + 40 + payload.suffix.length,
     ...cfg,
     postgres: withPg,
-    loadavg: os.loadavg().map((x) => x.toFixed(2)).join(" "),
+    loadavg: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
   };
   if (os.loadavg()[0] > 0.5) log(`warning: load average ${run.meta.loadavg} before the run: other work on this machine skews the numbers`);
   log(`work dir ${workDir}; ${run.meta.nproc} cores, Node ${process.version}, ${run.meta.wrk}`);
@@ -441,7 +488,11 @@ async function main() {
   await benchBare(files);
   const gate = await benchGateDecisions();
   run.rows.push({
-    id: "gate", name: "launch gate decisions (decideLaunch, every check enabled, in-process)", store: "—", target: "max", rps: gate.rps,
+    id: "gate",
+    name: "launch gate decisions (decideLaunch, every check enabled, in-process)",
+    store: "—",
+    target: "max",
+    rps: gate.rps,
     note: `${gate.decisions.toLocaleString("en")} decisions, all admitted: ${gate.admitted === gate.decisions}`,
   });
 
@@ -465,7 +516,11 @@ async function main() {
   if (withPg) {
     if (!pgUrlFromEnv) log("starting a throwaway PostgreSQL cluster");
     const url = pgUrlFromEnv || (await startPgCluster(ROOT, workDir, log));
-    run.notes.push(`PostgreSQL service processes (6.x) ran with ${Object.entries(PG_ENV).map(([k, v]) => `${k}=${v}`).join(" ")}: on 2 cores shared with wrk and PostgreSQL, 10 connections per process queued on the rows the API's launches lock.`);
+    run.notes.push(
+      `PostgreSQL service processes (6.x) ran with ${Object.entries(PG_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}: on 2 cores shared with wrk and PostgreSQL, 10 connections per process queued on the rows the API's launches lock.`,
+    );
     // 1 process: the launch scenario alone, as the baseline of scenario 6.
     log("starting 1 service process on PostgreSQL");
     let one = null;
@@ -483,7 +538,13 @@ async function main() {
           run.rows.push(r);
         }
       } else {
-        run.rows.push({ id: "6-1", name: "6.0 pull_request.opened, 1 process (baseline)", store: "postgresql", target: "max", skipped: `webhook create failed (${seeded.webhookError})` });
+        run.rows.push({
+          id: "6-1",
+          name: "6.0 pull_request.opened, 1 process (baseline)",
+          store: "postgresql",
+          target: "max",
+          skipped: `webhook create failed (${seeded.webhookError})`,
+        });
       }
       await Promise.all(services.map((s) => s.child.stop(25_000)));
     }

@@ -47,7 +47,17 @@ export function composeServices(infra: Infrastructure): Services {
   const bots = new BotCatalog({ store, clock, access, audit });
   const credentials = new CredentialStore({ store, clock, ids, sealer: infra.sealer, access, audit });
   const webhooks = new WebhookService({
-    store, clock, ids, sealer: infra.sealer, access, audit, bots, credentials, log: infra.log, baseUrl: infra.config.baseUrl, changes,
+    store,
+    clock,
+    ids,
+    sealer: infra.sealer,
+    access,
+    audit,
+    bots,
+    credentials,
+    log: infra.log,
+    baseUrl: infra.config.baseUrl,
+    changes,
   });
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
@@ -58,18 +68,52 @@ export function composeServices(infra: Infrastructure): Services {
   const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
   const bodies = new BodyBatch();
   const parked = new ParkedLaunches({
-    store, clock, ids, launcher, targets, metrics: infra.metrics, log: infra.log.child({ component: "parked-launches" }),
-    quietMs: infra.config.syncDebounceMs, maxWaitMs: infra.config.syncMaxWaitMs,
+    store,
+    clock,
+    ids,
+    launcher,
+    targets,
+    metrics: infra.metrics,
+    log: infra.log.child({ component: "parked-launches" }),
+    quietMs: infra.config.syncDebounceMs,
+    maxWaitMs: infra.config.syncMaxWaitMs,
   });
   const intake = new DeliveryIntake({
-    store, clock, ids, metrics: infra.metrics, log: infra.log, launcher, runs: runQueue, bots, targets, bodies, parked,
-    monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault, syncDebounceMs: infra.config.syncDebounceMs,
+    store,
+    clock,
+    ids,
+    metrics: infra.metrics,
+    log: infra.log,
+    launcher,
+    runs: runQueue,
+    bots,
+    targets,
+    bodies,
+    parked,
+    monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault,
+    syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
-    config: infra.config, store, metrics: infra.metrics, tokens, tenancy, webhooks, targets, credentials, bots,
-    launcher, runQueue, botCommands, runs, usage, intake, parked, bodyBudget, receiveDelivery,
+    config: infra.config,
+    store,
+    metrics: infra.metrics,
+    tokens,
+    tenancy,
+    webhooks,
+    targets,
+    credentials,
+    bots,
+    launcher,
+    runQueue,
+    botCommands,
+    runs,
+    usage,
+    intake,
+    parked,
+    bodyBudget,
+    receiveDelivery,
   };
 }

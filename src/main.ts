@@ -33,17 +33,13 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port, backlog: config.http.maxConnections });
   log.info({ url: config.baseUrl }, "listening");
   // In-process runner (embedded mode); with SERVICE_RUNNER=none this process only reclaims lapsed leases.
-  const runner = config.runner === "inprocess"
-    ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
-    : startReclaimTimer(services.runQueue, log);
+  const runner =
+    config.runner === "inprocess"
+      ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
+      : startReclaimTimer(services.runQueue, log);
   const parked = services.parked.start();
 
-  exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
-    () => app.close(),
-    () => runner.stop(),
-    () => parked.stop(),
-    () => store.close(),
-  ]);
+  exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [() => app.close(), () => runner.stop(), () => parked.stop(), () => store.close()]);
 }
 
 main().catch(exitOnFatal);

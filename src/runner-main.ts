@@ -24,7 +24,12 @@ async function main(): Promise<void> {
   const metering = new Metering({ store, clock: systemClock, log });
   const runs = new Runs({ store, clock: systemClock, ids: randomIds, metrics, log, metering });
   const runner = startRunner({
-    runs, bots: new BotCommands(config.botsFile), metrics, log, concurrency: config.runnerConcurrency, role: "runner",
+    runs,
+    bots: new BotCommands(config.botsFile),
+    metrics,
+    log,
+    concurrency: config.runnerConcurrency,
+    role: "runner",
   });
 
   exitOnSignal(log, "runner stopping: running bots are stopped and left resumable", [() => runner.stop(), () => store.close()]);

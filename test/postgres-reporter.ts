@@ -6,7 +6,10 @@ import type { Reporter, TestModule } from "vitest/node";
  * nothing of PostgreSQL's SQL.
  */
 export class PostgresReporter implements Reporter {
-  constructor(private readonly url = process.env.SERVICE_TEST_DATABASE_URL, private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {}
+  constructor(
+    private readonly url = process.env.SERVICE_TEST_DATABASE_URL,
+    private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  ) {}
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     if (!this.url) {

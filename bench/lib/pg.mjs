@@ -25,7 +25,10 @@ export async function startPgCluster(root, workDir, log) {
   const dir = path.join(workDir, "pg");
   const port = await freePort();
   const script = path.join(root, "scripts/pg-cluster.sh");
-  const url = execFileSync(script, ["start", dir, String(port)], { encoding: "utf8" }).trim().split("\n").pop();
+  const url = execFileSync(script, ["start", dir, String(port)], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop();
   onCleanup(() => {
     log("stopping the PostgreSQL cluster");
     spawnSync(script, ["stop", dir], { stdio: "ignore" });

@@ -150,7 +150,7 @@ export function rssWindow(pids) {
     stop() {
       clearInterval(timer);
       const per = pids.map((pid, i) => {
-        const hwm = reset[i] ? statusField(pid, "VmHWM") ?? 0 : 0;
+        const hwm = reset[i] ? (statusField(pid, "VmHWM") ?? 0) : 0;
         return Math.max(max[i], hwm);
       });
       return { perProcess: per, total: per.reduce((a, b) => a + b, 0), hwmReset: reset.every(Boolean) };

@@ -35,7 +35,11 @@ export function renderMarkdown(run) {
     if (r.skipped) bits.push(`not run: ${r.skipped}`);
     if (r.probe) bits.push(`probe: ${r.probe}`);
     if (r.outcomes && Object.keys(r.outcomes).length) {
-      bits.push(`outcomes (/metrics delta): ${Object.entries(r.outcomes).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+      bits.push(
+        `outcomes (/metrics delta): ${Object.entries(r.outcomes)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`,
+      );
     }
     if (r.requests != null) bits.push(`${int(r.requests)} requests, ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
     if (r.achievedRate != null) bits.push(`achieved ${r.achievedRate.toFixed(0)} requests/s of ${r.rateTarget}`);

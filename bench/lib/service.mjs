@@ -18,7 +18,17 @@ function startFlags(root) {
 }
 
 /** `env`: more SERVICE_* settings for this process. */
-export async function startService({ root, workDir, name, adminToken, sealKey, databaseUrl, main = path.join(root, "dist/main.js"), nodeArgs = [], env: extra = {} }) {
+export async function startService({
+  root,
+  workDir,
+  name,
+  adminToken,
+  sealKey,
+  databaseUrl,
+  main = path.join(root, "dist/main.js"),
+  nodeArgs = [],
+  env: extra = {},
+}) {
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build`);
   const port = await freePort();
   const dataDir = path.join(workDir, `${name}-data`);

@@ -30,9 +30,7 @@ export function ensureWrk(log) {
   const installed = run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "wrk"]);
   bin = installed ? which("wrk") : undefined;
   if (!bin) {
-    throw new Error(
-      "could not install wrk: run `apt-get update && apt-get install -y wrk` as root (Debian/Ubuntu), then `npm run bench` again",
-    );
+    throw new Error("could not install wrk: run `apt-get update && apt-get install -y wrk` as root (Debian/Ubuntu), then `npm run bench` again");
   }
   return bin;
 }
@@ -98,7 +96,12 @@ export async function runWrkParallel(bin, runs) {
     latency_us: {
       min: Math.min(...results.map((r) => r.latency_us.min)),
       max: worst("max"),
-      mean: sum((r) => r.latency_us.mean * r.requests) / Math.max(1, sum((r) => r.requests)),
+      mean:
+        sum((r) => r.latency_us.mean * r.requests) /
+        Math.max(
+          1,
+          sum((r) => r.requests),
+        ),
       p50: worst("p50"),
       p90: worst("p90"),
       p99: worst("p99"),

@@ -47,7 +47,13 @@ http
       const url = req.url ?? "";
       if (url === "/readyz") return send(res, 200, { status: "ready" });
       if (url === "/metrics") {
-        return send(res, 200, `${Object.entries(counts).map(([s, n]) => `service_webhook_deliveries_total{provider="forge_b",status="${s}"} ${n}`).join("\n")}\n`);
+        return send(
+          res,
+          200,
+          `${Object.entries(counts)
+            .map(([s, n]) => `service_webhook_deliveries_total{provider="forge_b",status="${s}"} ${n}`)
+            .join("\n")}\n`,
+        );
       }
       const hook = /^\/api\/webhooks\/forge_b\/([\w-]+)$/.exec(url);
       if (req.method === "POST" && hook) return delivery(req, res, hook[1], body);

@@ -8,7 +8,10 @@ import { readRun, reportUsage } from "./usage.mjs";
 
 const run = await readRun();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const files = (run.vars?.files ?? "README.md").split(",").map((f) => f.trim()).filter(Boolean);
+const files = (run.vars?.files ?? "README.md")
+  .split(",")
+  .map((f) => f.trim())
+  .filter(Boolean);
 
 let total = 0;
 let read = 0;

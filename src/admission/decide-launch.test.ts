@@ -25,14 +25,22 @@ describe("decideLaunch", () => {
     { name: "org read-only", s: snap({ org: { status: "read-only" } }), want: "org_suspended" },
     { name: "team suspended", s: snap({ team: { status: "suspended" } }), want: "team_suspended" },
     { name: "team suspended, org suspended: the org first", s: snap({ org: { status: "suspended" }, team: { status: "suspended" } }), want: "org_suspended" },
-    { name: "team suspended before a full concurrency cap", s: snap({ team: { status: "suspended", maxConcurrentRuns: 1 }, activeRuns: 1 }), want: "team_suspended" },
+    {
+      name: "team suspended before a full concurrency cap",
+      s: snap({ team: { status: "suspended", maxConcurrentRuns: 1 }, activeRuns: 1 }),
+      want: "team_suspended",
+    },
     // Concurrency: limit - 1, limit, limit + 1 active runs.
     { name: "concurrency limit-1", s: snap({ team: { maxConcurrentRuns: 3 }, activeRuns: 2 }), want: "admit" },
     { name: "concurrency at limit", s: snap({ team: { maxConcurrentRuns: 3 }, activeRuns: 3 }), want: "concurrency_cap_exceeded" },
     { name: "concurrency limit+1", s: snap({ team: { maxConcurrentRuns: 3 }, activeRuns: 4 }), want: "concurrency_cap_exceeded" },
     { name: "concurrency 0 = unlimited", s: snap({ activeRuns: 10_000 }), want: "admit" },
     { name: "concurrency default applies", s: snap({ defaults: { maxConcurrentRuns: 2 }, activeRuns: 2 }), want: "concurrency_cap_exceeded" },
-    { name: "concurrency override beats default", s: snap({ team: { maxConcurrentRuns: 5 }, defaults: { maxConcurrentRuns: 2 }, activeRuns: 2 }), want: "admit" },
+    {
+      name: "concurrency override beats default",
+      s: snap({ team: { maxConcurrentRuns: 5 }, defaults: { maxConcurrentRuns: 2 }, activeRuns: 2 }),
+      want: "admit",
+    },
     // Launch rate.
     { name: "rate: fresh bucket is full", s: snap({ team: { launchRatePerMin: 1 } }), want: "admit" },
     { name: "rate: empty bucket", s: snap({ team: { launchRatePerMin: 6 }, bucket: empty }), want: "launch_rate_limited" },
@@ -53,7 +61,13 @@ describe("decideLaunch", () => {
     // Order: the first failing check wins.
     {
       name: "status before everything",
-      s: snap({ org: { status: "suspended", monthlyRunQuota: 1, monthlyCostCapMicro: 1 }, team: { maxConcurrentRuns: 1, launchRatePerMin: 1 }, activeRuns: 5, bucket: empty, usage: { runs: 5, costMicro: 5 } }),
+      s: snap({
+        org: { status: "suspended", monthlyRunQuota: 1, monthlyCostCapMicro: 1 },
+        team: { maxConcurrentRuns: 1, launchRatePerMin: 1 },
+        activeRuns: 5,
+        bucket: empty,
+        usage: { runs: 5, costMicro: 5 },
+      }),
       want: "org_suspended",
     },
     {

@@ -25,7 +25,6 @@ export interface LaunchDenial {
 /** Launch-rate bucket in 1/60000 of a launch: refill is then exactly LaunchRatePerMin units per ms. */
 export const BUCKET_UNIT = 60_000;
 
-
 /** Everything the gate looks at, read under the team and org locks. */
 export interface LaunchSnapshot {
   org: {
@@ -76,9 +75,7 @@ export function snapshotNeeds(
   return {
     activeRuns: effectiveLimit(team.maxConcurrentRuns, defaults.maxConcurrentRuns) > 0,
     bucket: effectiveLimit(team.launchRatePerMin, defaults.launchRatePerMin) > 0,
-    usage:
-      effectiveLimit(org.monthlyCostCapMicro, defaults.monthlyCostCapMicroUsd) > 0 ||
-      effectiveLimit(org.monthlyRunQuota, defaults.monthlyRunQuota) > 0,
+    usage: effectiveLimit(org.monthlyCostCapMicro, defaults.monthlyCostCapMicroUsd) > 0 || effectiveLimit(org.monthlyRunQuota, defaults.monthlyRunQuota) > 0,
   };
 }
 
@@ -137,11 +134,6 @@ export function takeLaunchToken(
   return verdict.ok ? verdict : { ok: false, retryAfter: verdict.retryAfterSeconds };
 }
 
-function deny(
-  error: DenialReason,
-  status: LaunchDenial["status"],
-  detail: string,
-  extra: { retryAfter?: number; resetAt?: string } = {},
-): LaunchVerdict {
+function deny(error: DenialReason, status: LaunchDenial["status"], detail: string, extra: { retryAfter?: number; resetAt?: string } = {}): LaunchVerdict {
   return { admitted: false, denial: { error, detail, status, ...extra } };
 }

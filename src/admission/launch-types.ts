@@ -73,7 +73,4 @@ export type LaunchResult =
  * A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already, or
  * `refused` when the call's admission refused it (nothing launched, no row written).
  */
-export type RecordedLaunchResult =
-  | LaunchResult
-  | { kind: "taken"; row: KeyHolder; recorded?: boolean }
-  | { kind: "refused"; refusal: CallRefusal };
+export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder; recorded?: boolean } | { kind: "refused"; refusal: CallRefusal };

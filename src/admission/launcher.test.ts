@@ -11,7 +11,12 @@ import type { LaunchRequest } from "./launch-types.js";
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
 const request = (teamId: string, extra: Partial<LaunchRequest> = {}): LaunchRequest => ({
-  teamId, botId: "review-pr", vars: { a: "1" }, source: "api", actor: { userId: null, kind: "user" }, ...extra,
+  teamId,
+  botId: "review-pr",
+  vars: { a: "1" },
+  source: "api",
+  actor: { userId: null, kind: "user" },
+  ...extra,
 });
 
 /** The month's run count as the gate reads it (on PostgreSQL, the org row plus its tallies). */
@@ -151,8 +156,17 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const team = await newTeam(t, s, org.id, limits);
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const delivery = (id: string, runId: string) => ({
-      id: `${id}_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const, idempotency_key: "k1",
-      run_id: runId, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(), launched_at: t.clock.now(),
+      id: `${id}_${team.id}`,
+      tenant_id: team.id,
+      webhook_id: hook.id,
+      provider: "generic" as const,
+      status: "launched" as const,
+      idempotency_key: "k1",
+      run_id: runId,
+      attempts: 1,
+      created_at: t.clock.now(),
+      updated_at: t.clock.now(),
+      launched_at: t.clock.now(),
     });
     const recorded = (id: string) => ({ tenantId: team.id, idempotencyKey: "k1", row: (run: RunRow) => delivery(id, run.id) });
     const first = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_a"));
@@ -160,7 +174,10 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
     const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ run_id: first.run.id, status: "launched", idempotency_key: "k1", attempts: 1 });
-    expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({ status: "queued", metered: 1 });
+    expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({
+      status: "queued",
+      metered: 1,
+    });
 
     // The key held: nothing launched, the holder answered.
     const again = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_b"));
@@ -171,7 +188,10 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     // Two at once under a new key: one launches; the other finds the key taken, or loses it
     // between its check and its write, and then nothing of it is stored.
     const racing = (id: string) => ({ ...recorded(id), idempotencyKey: "k2", row: (run: RunRow) => ({ ...delivery(id, run.id), idempotency_key: "k2" }) });
-    const outcomes = await Promise.allSettled([t.services.launcher.launchRecorded(request(team.id), racing("dlv_c")), t.services.launcher.launchRecorded(request(team.id), racing("dlv_d"))]);
+    const outcomes = await Promise.allSettled([
+      t.services.launcher.launchRecorded(request(team.id), racing("dlv_c")),
+      t.services.launcher.launchRecorded(request(team.id), racing("dlv_d")),
+    ]);
     const kinds = outcomes.map((o) => (o.status === "fulfilled" ? o.value.kind : isUniqueViolation(o.reason) ? "lost" : String(o.reason))).sort();
     expect(kinds[0]).toBe("launched");
     expect(["lost", "taken"]).toContain(kinds[1]);
@@ -192,16 +212,35 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const team = await newTeam(t, s, org.id, teamBody);
     for (let i = 0; i < before; i++) expect((await t.services.launcher.launch(request(team.id))).kind).toBe("launched");
     if ("monthly_cost_cap_usd" in orgBody) {
-      await t.store.db.insertInto("org_usage").values({
-        org_id: org.id, month: monthOf(t.clock.now()), runs: 0, cost_micro: 1_000_000, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: t.clock.now(),
-      }).execute();
+      await t.store.db
+        .insertInto("org_usage")
+        .values({
+          org_id: org.id,
+          month: monthOf(t.clock.now()),
+          runs: 0,
+          cost_micro: 1_000_000,
+          input_tokens: 0,
+          output_tokens: 0,
+          aggregate_tokens: 0,
+          updated_at: t.clock.now(),
+        })
+        .execute();
     }
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const r = await t.services.launcher.launchRecorded(request(team.id), {
-      tenantId: team.id, idempotencyKey: "k-denied",
+      tenantId: team.id,
+      idempotencyKey: "k-denied",
       row: (run: RunRow) => ({
-        id: `dlv_denied_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const,
-        idempotency_key: "k-denied", run_id: run.id, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(),
+        id: `dlv_denied_${team.id}`,
+        tenant_id: team.id,
+        webhook_id: hook.id,
+        provider: "generic" as const,
+        status: "launched" as const,
+        idempotency_key: "k-denied",
+        run_id: run.id,
+        attempts: 1,
+        created_at: t.clock.now(),
+        updated_at: t.clock.now(),
       }),
     });
     expect(r.kind === "denied" && r.denial.error).toBe(error);
@@ -217,10 +256,19 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const launch = (key: string) =>
       t.services.launcher.launchRecorded(request(team.id), {
-        tenantId: team.id, idempotencyKey: key,
+        tenantId: team.id,
+        idempotencyKey: key,
         row: (run: RunRow) => ({
-          id: `dlv_${key}_${team.id}`, tenant_id: team.id, webhook_id: hook.id, provider: "generic" as const, status: "launched" as const,
-          idempotency_key: key, run_id: run.id, attempts: 1, created_at: t.clock.now(), updated_at: t.clock.now(),
+          id: `dlv_${key}_${team.id}`,
+          tenant_id: team.id,
+          webhook_id: hook.id,
+          provider: "generic" as const,
+          status: "launched" as const,
+          idempotency_key: key,
+          run_id: run.id,
+          attempts: 1,
+          created_at: t.clock.now(),
+          updated_at: t.clock.now(),
         }),
       });
     const first = await launch("q1");
@@ -250,28 +298,29 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
   });
 
   // PostgreSQL alone: SQLite serialises writers, so a held transaction holds up every launch.
-  if (kind === "postgres") it("does not hold up the launch of a team without limits while a gated launch of its org holds the gate's locks", async () => {
-    const org = await newOrg(s);
-    const gated = await newTeam(t, s, org.id, { max_concurrent_runs: 5 });
-    const free = await newTeam(t, s, org.id);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const gate = t.store.tx(async (tx) => {
-      await loadTeamAndOrg(tx, kind, gated.id, () => true);
-      locked();
-      await released;
+  if (kind === "postgres")
+    it("does not hold up the launch of a team without limits while a gated launch of its org holds the gate's locks", async () => {
+      const org = await newOrg(s);
+      const gated = await newTeam(t, s, org.id, { max_concurrent_runs: 5 });
+      const free = await newTeam(t, s, org.id);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const gate = t.store.tx(async (tx) => {
+        await loadTeamAndOrg(tx, kind, gated.id, () => true);
+        locked();
+        await released;
+      });
+      await isLocked;
+      // The free team's run checks its org's key (FOR KEY SHARE) while the gate holds the org.
+      const launched = t.services.launcher.launch(request(free.id));
+      const outcome = await Promise.race([launched, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 2000))]);
+      release();
+      await gate;
+      await launched;
+      expect(outcome === "waiting" ? outcome : outcome.kind).toBe("launched");
     });
-    await isLocked;
-    // The free team's run checks its org's key (FOR KEY SHARE) while the gate holds the org.
-    const launched = t.services.launcher.launch(request(free.id));
-    const outcome = await Promise.race([launched, new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), 2000))]);
-    release();
-    await gate;
-    await launched;
-    expect(outcome === "waiting" ? outcome : outcome.kind).toBe("launched");
-  });
 });
 
 describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
@@ -304,10 +353,21 @@ describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
     const now = t.clock.now();
     const admission = { webhookId: "whk_open", orgId: s.org.id, rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: monthOf(now), now };
     const r = await t.services.launcher.launchRecorded(request(s.team.id), {
-      tenantId: s.team.id, idempotencyKey: "k-open", admission,
+      tenantId: s.team.id,
+      idempotencyKey: "k-open",
+      admission,
       row: (run: RunRow) => ({
-        id: "dlv_open", tenant_id: s.team.id, webhook_id: "whk_open", provider: "generic" as const, status: "launched" as const,
-        idempotency_key: "k-open", run_id: run.id, attempts: 1, created_at: now, updated_at: now, launched_at: now,
+        id: "dlv_open",
+        tenant_id: s.team.id,
+        webhook_id: "whk_open",
+        provider: "generic" as const,
+        status: "launched" as const,
+        idempotency_key: "k-open",
+        run_id: run.id,
+        attempts: 1,
+        created_at: now,
+        updated_at: now,
+        launched_at: now,
       }),
     });
     if (r.kind !== "launched") throw new Error(`not launched: ${r.kind}`);

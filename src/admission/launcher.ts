@@ -57,14 +57,38 @@ function limitsOf({ team, org }: TeamAndOrg) {
 /** A new run's row, every column named; `meterMonth` marks its first attempt as counted. */
 function newRunRow(request: LaunchRequest, id: string, orgId: string, now: number, meterMonth: string | null): runs.RunRow {
   return {
-    id, org_id: orgId, team_id: request.teamId, bot_id: request.botId, status: "queued", vars: JSON.stringify(request.vars),
-    repo_url: request.repoUrl ?? null, repo_ref: request.repoRef ?? null, project_path: request.projectPath ?? null,
-    connection_id: request.connectionId ?? null, subject_id: request.subjectId ?? null,
-    parent_subject_id: request.parentSubjectId ?? null, webhook_id: request.webhookId ?? null,
-    delivery_id: request.deliveryId ?? null, source: request.source, actor_user_id: request.actor.userId,
-    actor_kind: request.actor.kind, attempt: 1, metered_attempt: meterMonth ? 1 : 0, metered: meterMonth ? 1 : 0, metered_month: meterMonth,
-    failure_code: null, failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null,
-    lease_expires_at: null, queued_at: now, created_at: now, updated_at: now, started_at: null, finished_at: null,
+    id,
+    org_id: orgId,
+    team_id: request.teamId,
+    bot_id: request.botId,
+    status: "queued",
+    vars: JSON.stringify(request.vars),
+    repo_url: request.repoUrl ?? null,
+    repo_ref: request.repoRef ?? null,
+    project_path: request.projectPath ?? null,
+    connection_id: request.connectionId ?? null,
+    subject_id: request.subjectId ?? null,
+    parent_subject_id: request.parentSubjectId ?? null,
+    webhook_id: request.webhookId ?? null,
+    delivery_id: request.deliveryId ?? null,
+    source: request.source,
+    actor_user_id: request.actor.userId,
+    actor_kind: request.actor.kind,
+    attempt: 1,
+    metered_attempt: meterMonth ? 1 : 0,
+    metered: meterMonth ? 1 : 0,
+    metered_month: meterMonth,
+    failure_code: null,
+    failure_detail: null,
+    cancel_requested: 0,
+    claim_token: null,
+    claimed_by: null,
+    lease_expires_at: null,
+    queued_at: now,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    finished_at: null,
   };
 }
 
@@ -109,7 +133,8 @@ export class Launcher {
         const launch = { teamId: request.teamId, run, month };
         const answer = await store.deliver(record.admission ?? null, { row: record.row(run), launch, duplicateId: record.duplicateId });
         if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
-        if (!answer.outcome || answer.outcome.kind === "recorded" || answer.outcome.kind === "free") throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
+        if (!answer.outcome || answer.outcome.kind === "recorded" || answer.outcome.kind === "free")
+          throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
         out = answer.outcome;
       } catch (err) {
         // With the admission in the same call, whether it committed is not known: no fallback.

@@ -52,14 +52,23 @@ export class BotCatalog {
     if (!BOT_ID_RE.test(input.id)) throw invalid("id", "id must match [a-z0-9][a-z0-9-]{0,62}");
     if (isBuiltinBot(input.id)) throw conflict(`${input.id} is a built-in bot`);
     const row = {
-      org_id: orgId, id: input.id, name: checkName(input.name), description: (input.description ?? "").trim(),
-      created_by: p.userId, created_at: this.deps.clock.now(),
+      org_id: orgId,
+      id: input.id,
+      name: checkName(input.name),
+      description: (input.description ?? "").trim(),
+      created_by: p.userId,
+      created_at: this.deps.clock.now(),
     };
     try {
       await this.deps.store.tx(async (tx) => {
         await insertOrgBot(tx, row);
         await this.deps.audit.record(tx, {
-          actorId: p.userId, action: "bot.create", targetType: "bot", targetId: input.id, orgId, detail: { name: row.name },
+          actorId: p.userId,
+          action: "bot.create",
+          targetType: "bot",
+          targetId: input.id,
+          orgId,
+          detail: { name: row.name },
         });
       });
     } catch (err) {

@@ -6,7 +6,14 @@ const KEY = Buffer.alloc(32, 1).toString("base64");
 describe("loadConfig", () => {
   it("defaults to the embedded service on 127.0.0.1:8080 with SQLite in ./data", () => {
     const c = loadConfig({}, "/srv/app");
-    expect(c).toMatchObject({ host: "127.0.0.1", port: 8080, baseUrl: "http://127.0.0.1:8080", dataDir: "/srv/app/data", databaseUrl: "", runner: "inprocess" });
+    expect(c).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+      baseUrl: "http://127.0.0.1:8080",
+      dataDir: "/srv/app/data",
+      databaseUrl: "",
+      runner: "inprocess",
+    });
     expect(c.webhookMonthlyCallsDefault).toBe(10_000);
     expect(c.syncDebounceMs).toBe(180_000);
     expect(c.syncMaxWaitMs).toBe(900_000);
@@ -15,11 +22,16 @@ describe("loadConfig", () => {
 
   it("reads the PostgreSQL pool size and the HTTP limits, and refuses values out of range", () => {
     expect(loadConfig({ SERVICE_DATABASE_POOL_SIZE: "3", SERVICE_HTTP_BODY_BUDGET_MB: "32", SERVICE_HTTP_HEADERS_TIMEOUT: "5s" })).toMatchObject({
-      databasePoolSize: 3, http: { bodyBudgetBytes: 32 * 1024 * 1024, headersTimeoutMs: 5000, requestTimeoutMs: 30_000, maxConnections: 4096 },
+      databasePoolSize: 3,
+      http: { bodyBudgetBytes: 32 * 1024 * 1024, headersTimeoutMs: 5000, requestTimeoutMs: 30_000, maxConnections: 4096 },
     });
     for (const [name, value] of [
-      ["SERVICE_DATABASE_POOL_SIZE", "0"], ["SERVICE_DATABASE_POOL_SIZE", "many"], ["SERVICE_HTTP_BODY_BUDGET_MB", "25"],
-      ["SERVICE_HTTP_HEADERS_TIMEOUT", "500ms"], ["SERVICE_HTTP_REQUEST_TIMEOUT", "5s"], ["SERVICE_HTTP_MAX_CONNECTIONS", "8"],
+      ["SERVICE_DATABASE_POOL_SIZE", "0"],
+      ["SERVICE_DATABASE_POOL_SIZE", "many"],
+      ["SERVICE_HTTP_BODY_BUDGET_MB", "25"],
+      ["SERVICE_HTTP_HEADERS_TIMEOUT", "500ms"],
+      ["SERVICE_HTTP_REQUEST_TIMEOUT", "5s"],
+      ["SERVICE_HTTP_MAX_CONNECTIONS", "8"],
     ]) {
       expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(name);
     }
@@ -34,9 +46,14 @@ describe("loadConfig", () => {
     ["a value", "7", 7],
     ["a fraction of a count", "7.9", 7],
   ])("reads SERVICE_ORG_DEFAULT_* leniently: %s → %i", (_name, raw, want) => {
-    const env = raw === undefined ? {} : {
-      SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: raw, SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: raw, SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: raw,
-    };
+    const env =
+      raw === undefined
+        ? {}
+        : {
+            SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: raw,
+            SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: raw,
+            SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: raw,
+          };
     expect(loadConfig(env).orgDefaults).toMatchObject({ maxConcurrentRuns: want, launchRatePerMin: want, monthlyRunQuota: want });
   });
 
@@ -75,7 +92,15 @@ describe("loadConfig", () => {
   });
 
   it.each([
-    ["90", 90_000], ["30s", 30_000], ["3m", 180_000], ["500ms", 500], ["1h", 3_600_000], ["0", 0], ["1.5m", 90_000], ["soon", undefined], ["-1s", undefined],
+    ["90", 90_000],
+    ["30s", 30_000],
+    ["3m", 180_000],
+    ["500ms", 500],
+    ["1h", 3_600_000],
+    ["0", 0],
+    ["1.5m", 90_000],
+    ["soon", undefined],
+    ["-1s", undefined],
   ])("parses the duration %s", (raw, ms) => {
     expect(parseDuration(raw)).toBe(ms);
   });

@@ -96,9 +96,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   if (databaseUrl && !sealKey) {
-    problems.push("SERVICE_SEAL_KEY: required with SERVICE_DATABASE_URL, so every replica seals and opens secrets with the same key (base64 of 32 bytes, e.g. `openssl rand -base64 32`)");
+    problems.push(
+      "SERVICE_SEAL_KEY: required with SERVICE_DATABASE_URL, so every replica seals and opens secrets with the same key (base64 of 32 bytes, e.g. `openssl rand -base64 32`)",
+    );
   }
-  const sealKeysRetired = read.string("SERVICE_SEAL_KEYS_RETIRED", "").split(",").map((k) => k.trim()).filter(Boolean);
+  const sealKeysRetired = read
+    .string("SERVICE_SEAL_KEYS_RETIRED", "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (sealKeysRetired.some((k) => Buffer.from(k, "base64").length !== 32)) {
     problems.push("SERVICE_SEAL_KEYS_RETIRED: each key must be base64 of exactly 32 bytes");
   }
@@ -139,10 +145,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxConnections: read.integer("SERVICE_HTTP_MAX_CONNECTIONS", 4096, 16, 1_000_000),
     },
   };
-  for (const [name, ms] of [["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs], ["SERVICE_HTTP_REQUEST_TIMEOUT", config.http.requestTimeoutMs]] as const) {
+  for (const [name, ms] of [
+    ["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs],
+    ["SERVICE_HTTP_REQUEST_TIMEOUT", config.http.requestTimeoutMs],
+  ] as const) {
     if (ms < 1000) problems.push(`${name}: must be at least 1s`);
   }
-  if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
+  if (config.http.requestTimeoutMs < config.http.headersTimeoutMs)
+    problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -155,7 +165,10 @@ function parseTrustProxy(raw: string, problems: string[]): boolean | number | st
   if (value === "false" || value === "") return false;
   if (value === "true") return true;
   if (/^\d+$/.test(value)) return Number(value);
-  const list = value.split(",").map((a) => a.trim()).filter(Boolean);
+  const list = value
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
   if (list.length > 0 && list.every((a) => ADDRESS_RE.test(a))) return list;
   problems.push(`SERVICE_TRUST_PROXY: must be false, true, a hop count or addresses/CIDRs, got ${JSON.stringify(raw)}`);
   return false;

@@ -22,7 +22,12 @@ describe("BoundedMap", () => {
 
   it("deletes one key, or every key a predicate picks", () => {
     const m = new BoundedMap<string, number>(5);
-    for (const [k, v] of [["a", 1], ["b", 2], ["c", 3]] as const) m.set(k, v);
+    for (const [k, v] of [
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ] as const)
+      m.set(k, v);
     m.delete("a");
     m.deleteWhere((v) => v > 2);
     expect([m.has("a"), m.get("b"), m.has("c"), m.size]).toEqual([false, 2, false, 1]);

@@ -99,14 +99,28 @@ export class CredentialStore {
     const id = this.deps.ids.next("sec");
     const sealed = this.deps.sealer.seal(input.value, id);
     const row = {
-      id, org_id: team.org_id, team_id: teamId, name: input.name, sealed_key_id: sealed.keyId, sealed_blob: sealed.blob,
-      last4: visibleLast4(input.value), fingerprint: sha256Hex(input.value), created_by: p.userId, created_at: this.deps.clock.now(),
+      id,
+      org_id: team.org_id,
+      team_id: teamId,
+      name: input.name,
+      sealed_key_id: sealed.keyId,
+      sealed_blob: sealed.blob,
+      last4: visibleLast4(input.value),
+      fingerprint: sha256Hex(input.value),
+      created_by: p.userId,
+      created_at: this.deps.clock.now(),
     };
     try {
       await this.deps.store.tx(async (tx) => {
         await c.insertWorkflowSecret(tx, row);
         await this.deps.audit.record(tx, {
-          actorId: p.userId, action: "secret.create", targetType: "secret", targetId: id, orgId: team.org_id, teamId, detail: { name: input.name },
+          actorId: p.userId,
+          action: "secret.create",
+          targetType: "secret",
+          targetId: id,
+          orgId: team.org_id,
+          teamId,
+          detail: { name: input.name },
         });
       });
     } catch (err) {
@@ -130,7 +144,13 @@ export class CredentialStore {
       if (users.length > 0) throw conflict(`secret ${secretId} is used by webhook ${users.join(", ")}`);
       await c.deleteWorkflowSecret(tx, secretId);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "secret.delete", targetType: "secret", targetId: secretId, orgId: team.org_id, teamId, detail: { name: row.name },
+        actorId: p.userId,
+        action: "secret.delete",
+        targetType: "secret",
+        targetId: secretId,
+        orgId: team.org_id,
+        teamId,
+        detail: { name: row.name },
       });
     });
   }
@@ -180,13 +200,28 @@ export class CredentialStore {
     const id = this.deps.ids.next("key");
     const sealed = this.deps.sealer.seal(input.secret, id);
     const row = {
-      id, org_id: orgId, team_id: teamId, provider, name, sealed_key_id: sealed.keyId, sealed_blob: sealed.blob,
-      last4: visibleLast4(input.secret), fingerprint: sha256Hex(input.secret), created_by: p.userId, created_at: this.deps.clock.now(),
+      id,
+      org_id: orgId,
+      team_id: teamId,
+      provider,
+      name,
+      sealed_key_id: sealed.keyId,
+      sealed_blob: sealed.blob,
+      last4: visibleLast4(input.secret),
+      fingerprint: sha256Hex(input.secret),
+      created_by: p.userId,
+      created_at: this.deps.clock.now(),
     };
     await this.deps.store.tx(async (tx) => {
       await c.insertApiKey(tx, row);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "key.create", targetType: "key", targetId: id, orgId, teamId, detail: { provider, name, scope: teamId ? "team" : "org" },
+        actorId: p.userId,
+        action: "key.create",
+        targetType: "key",
+        targetId: id,
+        orgId,
+        teamId,
+        detail: { provider, name, scope: teamId ? "team" : "org" },
       });
     });
     return apiKeyView(row);
@@ -201,7 +236,12 @@ export class CredentialStore {
       if (users.length > 0) throw conflict(`key ${keyId} is used by webhook ${users.join(", ")}`);
       await c.deleteApiKey(tx, keyId);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "key.delete", targetType: "key", targetId: keyId, orgId, teamId: key.team_id,
+        actorId: p.userId,
+        action: "key.delete",
+        targetType: "key",
+        targetId: keyId,
+        orgId,
+        teamId: key.team_id,
         detail: { provider: key.provider, name: key.name },
       });
     });

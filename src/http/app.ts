@@ -35,7 +35,10 @@ const API_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
   let closing = false;
   const fastPath = deliveryFastPath({
-    receive: services.receiveDelivery, log: options.logger, address: clientAddress(services.config.trustProxy), closing: () => closing,
+    receive: services.receiveDelivery,
+    log: options.logger,
+    address: clientAddress(services.config.trustProxy),
+    closing: () => closing,
   });
   const app = Fastify({
     // Forge deliveries first go to the fast path; whatever it does not take goes to Fastify.

@@ -43,12 +43,15 @@ describe("delivery fast path", () => {
         return outcome();
       },
     } as unknown as DeliveryIntake;
-    const log = createLogger("debug", new Writable({
-      write: (chunk, _enc, done) => {
-        logs.push(String(chunk));
-        done();
-      },
-    }));
+    const log = createLogger(
+      "debug",
+      new Writable({
+        write: (chunk, _enc, done) => {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const receive = deliveryReceiver({ intake, budget, metrics, log });
     const fast = deliveryFastPath({ receive, log, address: (req) => req.socket.remoteAddress, closing: () => closing });
     server = http.createServer((req, res) => {
@@ -71,7 +74,11 @@ describe("delivery fast path", () => {
 
   const post = (path: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
     fetch(base + path, { method: "POST", body, headers });
-  const counter = async (name: string) => (await metrics.text()).split("\n").filter((l) => l.startsWith(name)).join("\n");
+  const counter = async (name: string) =>
+    (await metrics.text())
+      .split("\n")
+      .filter((l) => l.startsWith(name))
+      .join("\n");
 
   it("hands a plain delivery to the intake, bytes, headers and caller intact, and sends its answer", async () => {
     const body = JSON.stringify({ hello: "wörld" });
@@ -144,7 +151,9 @@ describe("delivery fast path", () => {
 
   it("refuses a delivery the headers refuse before reading its body, and closes the connection", async () => {
     // 10 MB announced, 5 bytes sent: the answer comes without the rest.
-    const res = await rawPost(port, "/api/webhooks/forge_b/unknown", { "content-type": "application/json", "content-length": String(10_000_000) }, ["{\"a\":"], { end: false });
+    const res = await rawPost(port, "/api/webhooks/forge_b/unknown", { "content-type": "application/json", "content-length": String(10_000_000) }, ['{"a":'], {
+      end: false,
+    });
     expect(res.status).toBe(401);
     expect(res.headers.connection).toBe("close");
     expect(JSON.parse(res.body)).toEqual({ error: "invalid_webhook", detail: "invalid webhook" });
@@ -156,12 +165,20 @@ describe("delivery fast path", () => {
   });
 
   it("refuses a declared length over the provider's limit at the header (413), and a chunked body at the chunk that passes it", async () => {
-    const declared = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "content-length": String(LIMIT + 1) }, [], { end: false });
+    const declared = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "content-length": String(LIMIT + 1) }, [], {
+      end: false,
+    });
     expect([declared.status, declared.headers.connection]).toEqual([413, "close"]);
     expect(JSON.parse(declared.body)).toEqual({ error: "payload_too_large", detail: `a forge_b delivery carries at most ${LIMIT} bytes` });
 
     // One byte past the limit, and the connection kept open: the answer does not wait for the end.
-    const chunked = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "transfer-encoding": "chunked" }, ["x".repeat(LIMIT), "y"], { end: false });
+    const chunked = await rawPost(
+      port,
+      "/api/webhooks/forge_b/whk_1",
+      { "content-type": "application/json", "transfer-encoding": "chunked" },
+      ["x".repeat(LIMIT), "y"],
+      { end: false },
+    );
     expect([chunked.status, chunked.headers.connection]).toEqual([413, "close"]);
     expect(seen).toHaveLength(0);
     expect(budget.inUse).toBe(0);
@@ -171,23 +188,26 @@ describe("delivery fast path", () => {
   it("answers 503 with Retry-After while the process holds its whole body budget, and reads bodies again once it is given back", async () => {
     expect(budget.take(budget.capacity - 10)).toBe(true);
     try {
-      const busy = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "content-length": "11" }, ["{\"a\":\"bcd\"}"]);
+      const busy = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "content-length": "11" }, ['{"a":"bcd"}']);
       expect([busy.status, busy.headers["retry-after"], busy.headers.connection]).toEqual([503, "1", "close"]);
       expect(JSON.parse(busy.body)).toMatchObject({ error: "server_busy" });
-      const chunked = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "transfer-encoding": "chunked" }, ["x".repeat(6), "y".repeat(6)]);
+      const chunked = await rawPost(port, "/api/webhooks/forge_b/whk_1", { "content-type": "application/json", "transfer-encoding": "chunked" }, [
+        "x".repeat(6),
+        "y".repeat(6),
+      ]);
       expect(chunked.status).toBe(503);
       expect(budget.inUse).toBe(budget.capacity - 10);
     } finally {
       budget.give(budget.capacity - 10);
     }
-    expect((await post("/api/webhooks/forge_b/whk_1", "{\"a\":\"bcd\"}")).status).toBe(200);
+    expect((await post("/api/webhooks/forge_b/whk_1", '{"a":"bcd"}')).status).toBe(200);
     expect(await counter("service_http_bodies_refused_total")).toContain('reason="busy"} 2');
   });
 
   it("counts a caller that goes away mid-body as aborted, logs it at debug and never as the store's", async () => {
     const socket = net.connect(port, "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write("POST /api/webhooks/forge_b/whk_1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{\"a\r\n");
+    socket.write('POST /api/webhooks/forge_b/whk_1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{"a\r\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.resetAndDestroy();
     for (let i = 0; i < 50 && !(await counter("service_http_aborted_total")).includes("} 1"); i++) await new Promise((r) => setTimeout(r, 20));

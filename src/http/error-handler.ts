@@ -78,7 +78,8 @@ export function installErrorHandler(app: FastifyInstance, onAborted: () => void)
       return sendError(reply, "invalid_request", detail, field || undefined);
     }
     const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
-    if (mapped) return sendError(reply, mapped, err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError ? "body is not valid JSON" : err.message);
+    if (mapped)
+      return sendError(reply, mapped, err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError ? "body is not valid JSON" : err.message);
     if (err instanceof SyntaxError || (err.statusCode === 400 && !isStoreUnavailable(err))) {
       return sendError(reply, "invalid_request", "request is malformed");
     }

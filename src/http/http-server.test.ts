@@ -25,11 +25,17 @@ describe("HTTP server limits", () => {
   it("closes a socket that sends nothing, and one that trickles its headers, once the headers timeout passes (408 in the one body shape)", async () => {
     const silent = net.connect(port, "127.0.0.1");
     let silentClosed = false;
-    silent.on("close", () => (silentClosed = true)).on("error", () => {}).resume();
+    silent
+      .on("close", () => (silentClosed = true))
+      .on("error", () => {})
+      .resume();
     const slow = net.connect(port, "127.0.0.1");
     let slowAnswer = "";
     let slowClosed = false;
-    slow.on("data", (d) => (slowAnswer += d)).on("close", () => (slowClosed = true)).on("error", () => {});
+    slow
+      .on("data", (d) => (slowAnswer += d))
+      .on("close", () => (slowClosed = true))
+      .on("error", () => {});
     slow.write("GET /healthz HTTP/1.1\r\n");
     const drip = setInterval(() => slow.writable && slow.write("x-slow: 1\r\n"), 200);
     try {
@@ -38,24 +44,35 @@ describe("HTTP server limits", () => {
       clearInterval(drip);
     }
     expect(slowAnswer).toMatch(/^HTTP\/1.1 408 /);
-    expect(JSON.parse(slowAnswer.slice(slowAnswer.indexOf("\r\n\r\n") + 4))).toEqual({ error: "request_timeout", detail: "the request was not received in time" });
+    expect(JSON.parse(slowAnswer.slice(slowAnswer.indexOf("\r\n\r\n") + 4))).toEqual({
+      error: "request_timeout",
+      detail: "the request was not received in time",
+    });
   });
 
   it("closes a request whose body stops arriving before the request timeout", async () => {
     const hook = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body.config;
     const started = Date.now();
-    const r = await rawExchange(port, `POST /api/webhooks/forge_b/${hook.id} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":`);
+    const r = await rawExchange(
+      port,
+      `POST /api/webhooks/forge_b/${hook.id} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":`,
+    );
     expect(Date.now() - started).toBeLessThan(4500);
     if (r !== "closed") expect(r.status).toBe(408);
     expect(await until(() => t.services.bodyBudget.inUse === 0, 1000)).toBe(true);
   });
 
   it(`closes a connection with more than ${MAX_PIPELINED} requests in flight, and serves the others`, async () => {
-    const pipelined = Array(MAX_PIPELINED + 8).fill("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n").join("");
+    const pipelined = Array(MAX_PIPELINED + 8)
+      .fill("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+      .join("");
     const socket = net.connect(port, "127.0.0.1");
     let answers = "";
     let closed = false;
-    socket.on("data", (d) => (answers += d)).on("close", () => (closed = true)).on("error", () => {});
+    socket
+      .on("data", (d) => (answers += d))
+      .on("close", () => (closed = true))
+      .on("error", () => {});
     socket.write(pipelined);
     expect(await until(() => closed, 3000)).toBe(true);
     expect(answers.split("HTTP/1.1 200").length - 1).toBeLessThanOrEqual(MAX_PIPELINED);
@@ -76,7 +93,9 @@ describe("HTTP server limits", () => {
   it("counts a management body abandoned mid-way as aborted, never as the store's outage", async () => {
     const socket = net.connect(port, "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`POST /api/teams/${seed.team.id}/webhooks HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${seed.teamAdmin.token}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{"a\r\n`);
+    socket.write(
+      `POST /api/teams/${seed.team.id}/webhooks HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${seed.teamAdmin.token}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n3\r\n{"a\r\n`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.resetAndDestroy();
     expect(await until(() => t.logs.some((l) => l.includes("request aborted by its caller")), 2000)).toBe(true);

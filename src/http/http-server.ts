@@ -47,7 +47,9 @@ export function answerClientError(log: FastifyBaseLogger) {
     log.debug({ code: err.code }, "malformed request");
     if (socket.writable) {
       const body = JSON.stringify(a.body);
-      socket.write(`HTTP/1.1 ${a.status} ${http.STATUS_CODES[a.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.write(
+        `HTTP/1.1 ${a.status} ${http.STATUS_CODES[a.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     }
     socket.destroy();
   };

@@ -7,9 +7,8 @@ import { sendAnswer, type Answer } from "./error-handler.js";
  * own shape, sharing only the `error` and `detail` keys with the generic error body.
  */
 export function denialAnswer(denial: LaunchDenial): Answer {
-  const body = denial.resetAt === undefined
-    ? { error: denial.error, detail: denial.detail }
-    : { error: denial.error, detail: denial.detail, reset_at: denial.resetAt };
+  const body =
+    denial.resetAt === undefined ? { error: denial.error, detail: denial.detail } : { error: denial.error, detail: denial.detail, reset_at: denial.resetAt };
   return { status: denial.status, body, retryAfter: denial.retryAfter };
 }
 

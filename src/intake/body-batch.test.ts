@@ -20,13 +20,17 @@ const github = (event: string, action: string, sign = true): BodyJob => {
   const rawBody = padded(githubExample(examples, event, action));
   const signature = sign ? hmacSha256Hex(SECRET, rawBody) : "0".repeat(64);
   return {
-    provider: "forge_b", rawBody, auth: { mode: "hmac", secret: SECRET },
+    provider: "forge_b",
+    rawBody,
+    auth: { mode: "hmac", secret: SECRET },
     headers: { "x-github-event": event, "content-type": "application/json", "x-hub-signature-256": `sha256=${signature}` },
   };
 };
 const gitlab = (token: string): BodyJob => ({
-  provider: "forge_a", rawBody: padded(JSON.parse(fixtureBytes("gitlab-merge-request-open").toString())),
-  auth: { mode: "token", verifyToken: (presented) => tokenMatches({ token_hash: TOKEN_HASH }, presented) }, headers: { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": token },
+  provider: "forge_a",
+  rawBody: padded(JSON.parse(fixtureBytes("gitlab-merge-request-open").toString())),
+  auth: { mode: "token", verifyToken: (presented) => tokenMatches({ token_hash: TOKEN_HASH }, presented) },
+  headers: { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": token },
 });
 
 /** Signed and unsigned, hmac and token, valid JSON and a truncated body. */
@@ -36,8 +40,13 @@ const corpus = (): BodyJob[] => {
   truncated.rawBody = cut;
   truncated.headers = { ...truncated.headers, "x-hub-signature-256": `sha256=${hmacSha256Hex(SECRET, cut)}` };
   return [
-    github("pull_request", "opened"), github("issues", "labeled"), github("issue_comment", "created"), github("pull_request", "opened", false),
-    gitlab(SECRET), gitlab("wh_wrong"), truncated,
+    github("pull_request", "opened"),
+    github("issues", "labeled"),
+    github("issue_comment", "created"),
+    github("pull_request", "opened", false),
+    gitlab(SECRET),
+    gitlab("wh_wrong"),
+    truncated,
   ];
 };
 
@@ -47,7 +56,22 @@ describe("BodyBatch", () => {
     const batch = new BodyBatch();
     const results = await Promise.all(jobs.flatMap((job) => [batch.prepare(job), batch.prepare(job)]));
     expect(results).toEqual(jobs.flatMap((job) => [prepareBody(job), prepareBody(job)]));
-    expect(results.map((r) => (r.ok ? "ok" : r.code))).toEqual(["ok", "ok", "ok", "ok", "ok", "ok", "bad_signature", "bad_signature", "ok", "ok", "bad_signature", "bad_signature", "bad_payload", "bad_payload"]);
+    expect(results.map((r) => (r.ok ? "ok" : r.code))).toEqual([
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "bad_signature",
+      "bad_signature",
+      "ok",
+      "ok",
+      "bad_signature",
+      "bad_signature",
+      "bad_payload",
+      "bad_payload",
+    ]);
   });
 
   it("prepares the bodies queued in one turn together, after the turn", async () => {

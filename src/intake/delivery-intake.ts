@@ -163,8 +163,11 @@ export class DeliveryIntake {
     if (!config.enabled) return { kind: "refused", outcome: { kind: "disabled" } };
     // The token was checked against its salted hash above; the body's proof only compares it again.
     const auth: BodyAuth | undefined =
-      config.sign_mode === "token" ? { mode: "token", verifyToken: (presented) => presented === provenToken }
-      : target.hmacSecret === undefined ? undefined : { mode: "hmac", secret: target.hmacSecret };
+      config.sign_mode === "token"
+        ? { mode: "token", verifyToken: (presented) => presented === provenToken }
+        : target.hmacSecret === undefined
+          ? undefined
+          : { mode: "hmac", secret: target.hmacSecret };
     return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 
@@ -182,9 +185,14 @@ export class DeliveryIntake {
     };
 
     const limits: CallLimits = {
-      webhookId: config.id, orgId: owner.orgId, rate: config.rate, burst: config.burst,
+      webhookId: config.id,
+      orgId: owner.orgId,
+      rate: config.rate,
+      burst: config.burst,
       orgMonthlyCalls: effectiveLimit(owner.orgMonthlyWebhookCalls, this.deps.monthlyCallsDefault),
-      webhookMonthlyCalls: config.monthly_call_limit, month: monthOf(now), now,
+      webhookMonthlyCalls: config.monthly_call_limit,
+      month: monthOf(now),
+      now,
     };
     /** The call refused by the bucket or the quota: its own row, and the 429. */
     const refuse = (refusal: CallRefusal) => this.refuse(provider, early(), refusal, now);
@@ -278,7 +286,9 @@ export class DeliveryIntake {
     req.rawBody = NO_BODY;
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
-      config, headers: req.headers, body,
+      config,
+      headers: req.headers,
+      body,
       context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
     const row: Base = Object.assign(this.baseRow(config, req, now, body.rawSha256), summaryColumns(evaluated.summary));
@@ -299,18 +309,39 @@ export class DeliveryIntake {
   }
 
   /** One bot's launch under its idempotency key: duplicate, retried launch_error, or a new row. */
-  private async launchPlan(target: DeliveryTarget, row: Base, plan: LaunchPlan, admission?: CallLimits): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
+  private async launchPlan(
+    target: DeliveryTarget,
+    row: Base,
+    plan: LaunchPlan,
+    admission?: CallLimits,
+  ): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
     const { config, owner } = target;
     const { store, clock, ids, launcher } = this.deps;
     const botId = plan.botId;
     const planRow = planRowOf(row, plan);
     const now = clock.now();
-    const launched = (runId: string) =>
-      ({ status: "launched" as const, run_id: runId, launched_at: now, failed_at: null, denial_reason: null, reason: null, updated_at: now });
+    const launched = (runId: string) => ({
+      status: "launched" as const,
+      run_id: runId,
+      launched_at: now,
+      failed_at: null,
+      denial_reason: null,
+      reason: null,
+      updated_at: now,
+    });
     const request = (deliveryId: string): LaunchRequest => ({
-      teamId: config.tenant_id, botId, vars: plan.vars, repoUrl: plan.repoUrl ?? null, repoRef: plan.repoRef ?? null,
-      projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
-      webhookId: config.id, deliveryId, source: "webhook", actor: { userId: null, kind: "webhook" },
+      teamId: config.tenant_id,
+      botId,
+      vars: plan.vars,
+      repoUrl: plan.repoUrl ?? null,
+      repoRef: plan.repoRef ?? null,
+      projectPath: plan.projectPath || null,
+      subjectId: plan.subjectId,
+      parentSubjectId: plan.parentSubjectId ?? null,
+      webhookId: config.id,
+      deliveryId,
+      source: "webhook",
+      actor: { userId: null, kind: "webhook" },
     });
     const { tenant_id: teamId } = config;
     const key = plan.idempotencyKey;
@@ -334,7 +365,10 @@ export class DeliveryIntake {
         const newId = ids.next("dlv");
         deliveryId = newId;
         result = await launcher.launchRecorded(request(newId), {
-          tenantId: teamId, idempotencyKey: key, admission, gated: owner.teamStatus !== "active",
+          tenantId: teamId,
+          idempotencyKey: key,
+          admission,
+          gated: owner.teamStatus !== "active",
           row: (run) => deliveryRow(planRow, launched(run.id), newId, key),
           duplicateId,
         });
@@ -361,7 +395,15 @@ export class DeliveryIntake {
         this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
         return { kind: "launched", deliveryId, runId: result.run.id, botId };
       }
-      const failed = { status: "launch_error" as const, run_id: null, launched_at: null, failed_at: now, denial_reason: result.denial.error, reason: result.denial.detail, updated_at: now };
+      const failed = {
+        status: "launch_error" as const,
+        run_id: null,
+        launched_at: null,
+        failed_at: now,
+        denial_reason: result.denial.error,
+        reason: result.denial.detail,
+        updated_at: now,
+      };
       if (retried) {
         if (!(await store.write((db) => retryFailedDelivery(db, deliveryId, failed)))) throw new LostRace();
       } else {
@@ -411,10 +453,27 @@ export class DeliveryIntake {
 
   private baseRow(config: WebhookConfig, req: DeliveryHead, now: number, payloadSha256: string | null): Base {
     return {
-      tenant_id: config.tenant_id, webhook_id: config.id, provider: config.provider as ProviderName,
-      payload_sha256: payloadSha256, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null,
-      parent_subject_id: null, source_ip: req.sourceIp, bot_id: null, run_id: null, reason: null, denial_reason: null,
-      forge_delivery_id: null, launched_at: null, failed_at: null, attempts: 0, created_at: now, updated_at: now,
+      tenant_id: config.tenant_id,
+      webhook_id: config.id,
+      provider: config.provider as ProviderName,
+      payload_sha256: payloadSha256,
+      event_kind: null,
+      event_action: null,
+      project_path: null,
+      subject_id: null,
+      subject_sha: null,
+      parent_subject_id: null,
+      source_ip: req.sourceIp,
+      bot_id: null,
+      run_id: null,
+      reason: null,
+      denial_reason: null,
+      forge_delivery_id: null,
+      launched_at: null,
+      failed_at: null,
+      attempts: 0,
+      created_at: now,
+      updated_at: now,
     };
   }
 }

@@ -7,8 +7,12 @@ export type Base = Omit<NewDelivery, "id" | "status" | "idempotency_key">;
 /** The row of one bot's plan: the bot, and the plan's subject where it names one. */
 export function planRowOf(row: Base, plan: LaunchPlan): Base {
   return {
-    ...row, bot_id: plan.botId, subject_id: plan.subjectId, parent_subject_id: plan.parentSubjectId ?? null,
-    subject_sha: plan.subjectSha ?? row.subject_sha ?? null, project_path: plan.projectPath || row.project_path || null,
+    ...row,
+    bot_id: plan.botId,
+    subject_id: plan.subjectId,
+    parent_subject_id: plan.parentSubjectId ?? null,
+    subject_sha: plan.subjectSha ?? row.subject_sha ?? null,
+    project_path: plan.projectPath || row.project_path || null,
   };
 }
 

@@ -11,11 +11,14 @@ describe("webhook configuration cached per process", () => {
     const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"], burst: 1000 })).body;
     let n = 0;
     const deliver = async (token = made.token as string) =>
-      (await t.app.inject({
-        method: "POST", url: `/api/webhooks/generic/${made.config.id}`,
-        headers: { "content-type": "application/json", "x-service-webhook-token": token },
-        payload: JSON.stringify({ bot: "review-pr", vars: {}, idempotency_key: `k${n++}` }),
-      })).statusCode;
+      (
+        await t.app.inject({
+          method: "POST",
+          url: `/api/webhooks/generic/${made.config.id}`,
+          headers: { "content-type": "application/json", "x-service-webhook-token": token },
+          payload: JSON.stringify({ bot: "review-pr", vars: {}, idempotency_key: `k${n++}` }),
+        })
+      ).statusCode;
     const hookUrl = `/api/teams/${seed.team.id}/webhooks/${made.config.id}`;
     return { seed, made, deliver, hookUrl };
   }

@@ -29,9 +29,7 @@ const MAX_ENTRIES = 10_000;
 export class DeliveryTargets {
   private readonly entries = new BoundedMap<string, { target: DeliveryTarget; expires: number }>(MAX_ENTRIES);
 
-  constructor(
-    private readonly deps: { store: Store; sealer: Sealer; clock: Clock; changes: ChangeFeed; ttlMs: number },
-  ) {
+  constructor(private readonly deps: { store: Store; sealer: Sealer; clock: Clock; changes: ChangeFeed; ttlMs: number }) {
     deps.changes.subscribe((change) => this.forget(change));
   }
 

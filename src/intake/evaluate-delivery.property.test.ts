@@ -80,8 +80,16 @@ describe("verify + parse + decide never throw", () => {
             const token = p.headers.token[0];
             if (token) headers[token.toLowerCase()] = SECRET;
           }
-          const config = webhookConfig({ provider, sign_mode: p.signModes[0], review_on_sync: true, event_allowlist: ["*"], bot_ids: ["*"], wildcard_bots: true });
-          const auth: BodyAuth = p.signModes[0] === "hmac" ? { mode: "hmac", secret: SECRET } : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
+          const config = webhookConfig({
+            provider,
+            sign_mode: p.signModes[0],
+            review_on_sync: true,
+            event_allowlist: ["*"],
+            bot_ids: ["*"],
+            wildcard_bots: true,
+          });
+          const auth: BodyAuth =
+            p.signModes[0] === "hmac" ? { mode: "hmac", secret: SECRET } : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
           const body = prepareBody({ provider, headers, rawBody, auth });
           const out = evaluateDelivery({ config, headers, body, context: deliveryContext({ syncDebounceMs: debounceMs }) });
           expect(["filtered", "invalid", "stop", "defer", "launch"]).toContain(out.decision.kind);

@@ -39,7 +39,12 @@ describe("evaluateDelivery", () => {
   it("summarises a filtered GitLab delivery (token mode) with its delivery id", () => {
     const rawBody = fixtureBytes("gitlab-merge-request-update-unchanged");
     const headers = { "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": "wh_tok", "x-gitlab-event-uuid": "uuid-1" };
-    const body = prepareBody({ provider: "forge_a", headers, rawBody, auth: { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: hashToken("wh_tok") }, t) } });
+    const body = prepareBody({
+      provider: "forge_a",
+      headers,
+      rawBody,
+      auth: { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: hashToken("wh_tok") }, t) },
+    });
     const out = evaluateDelivery({ config: webhookConfig({ provider: "forge_a", sign_mode: "token" }), headers, body, context: deliveryContext() });
     expect(out.decision.kind).toBe("filtered");
     expect(out.summary).toMatchObject({ deliveryId: "uuid-1", eventKind: "merge_request", eventAction: "update", subjectId: "gl:acme/platform/gitlab-test!7" });

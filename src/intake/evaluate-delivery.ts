@@ -69,10 +69,6 @@ export function evaluateDelivery(input: DeliveryInput): EvaluatedDelivery {
   return {
     decision,
     event,
-    summary: Object.assign(
-      summary,
-      summarise(event),
-      fromPlan ? { subjectId: fromPlan.subjectId, projectPath: fromPlan.projectPath || undefined } : {},
-    ),
+    summary: Object.assign(summary, summarise(event), fromPlan ? { subjectId: fromPlan.subjectId, projectPath: fromPlan.projectPath || undefined } : {}),
   };
 }

@@ -13,7 +13,9 @@ const manyVars = (n: number) => Object.fromEntries(Array.from({ length: n }, (_,
 
 describe("generic lane", () => {
   it("launches the named bot with the request's fields", () => {
-    expect(decide({ bot: "converse", vars: { a: "1" }, idempotency_key: "req-7", repo_url: "https://x/r.git", repo_ref: "main", project_path: "acme/r" })).toEqual({
+    expect(
+      decide({ bot: "converse", vars: { a: "1" }, idempotency_key: "req-7", repo_url: "https://x/r.git", repo_ref: "main", project_path: "acme/r" }),
+    ).toEqual({
       kind: "launch",
       launches: [
         {
@@ -37,7 +39,18 @@ describe("generic lane", () => {
     const d = decide(
       { bot: "converse", vars: { a: "body", b: "body", c: "body", d: "body" } },
       {
-        bot_rules: [{ bot_id: "converse", events: [], commands: {}, author_allowlist: [], author_denylist: [], author_scope: "shared", label_filter: [], launch_vars: { b: "rule", c: "rule", d: "rule" } }],
+        bot_rules: [
+          {
+            bot_id: "converse",
+            events: [],
+            commands: {},
+            author_allowlist: [],
+            author_denylist: [],
+            author_scope: "shared",
+            label_filter: [],
+            launch_vars: { b: "rule", c: "rule", d: "rule" },
+          },
+        ],
         operator_launch_vars: { c: "operator", d: "operator" },
         launch_vars: { d: "webhook" },
       },

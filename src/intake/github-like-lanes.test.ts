@@ -237,7 +237,14 @@ describe("review lane rule 1: opening a pull request is review-only", () => {
 
   it("drops it from a fan-out and launches the review bot alone", () => {
     const rule = (bot_id: string) => ({
-      bot_id, events: ["pull_request"], commands: {}, author_allowlist: [], author_denylist: [], author_scope: "shared" as const, label_filter: [], launch_vars: {},
+      bot_id,
+      events: ["pull_request"],
+      commands: {},
+      author_allowlist: [],
+      author_denylist: [],
+      author_scope: "shared" as const,
+      label_filter: [],
+      launch_vars: {},
     });
     const d = decideB("pull_request", "opened", { bot_ids: ["review-pr", "improve"], bot_rules: [rule("review-pr"), rule("improve")] });
     expect(d.kind === "launch" && d.launches.map((l) => l.botId)).toEqual(["review-pr"]);

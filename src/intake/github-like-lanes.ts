@@ -20,9 +20,7 @@ function decidePullRequest(config: WebhookConfig, event: ForgeEvent, context: De
       return decideReview(config, event, context, false);
     case "ready_for_review":
       // Forgejo/Gitea have no such action; marking ready arrives as edited.
-      return event.provider === "forge_b"
-        ? decideReview(config, event, context, false)
-        : filtered("pull_request ready_for_review is not a forge_c action");
+      return event.provider === "forge_b" ? decideReview(config, event, context, false) : filtered("pull_request ready_for_review is not a forge_c action");
     case "synchronize":
       return config.review_on_sync ? decideReview(config, event, context, true) : filtered("synchronize: review_on_sync is off");
     case "review_requested":
@@ -41,9 +39,7 @@ function decideIssues(config: WebhookConfig, event: ForgeEvent, context: Deliver
     case "labeled":
       return decideIssueLabel(config, event, context);
     case "opened":
-      return config.auto_implement_on_open
-        ? filtered(NEEDS_FORGE_API.trustedAuthor)
-        : filtered("issues opened: auto_implement_on_open is off");
+      return config.auto_implement_on_open ? filtered(NEEDS_FORGE_API.trustedAuthor) : filtered("issues opened: auto_implement_on_open is off");
     default:
       // Gitea's label_updated names no applied label, so it cannot prove a fresh label.
       return filtered(`issues ${event.action || "(no action)"} does not trigger`);

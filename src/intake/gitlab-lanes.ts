@@ -14,8 +14,7 @@ function reRequestsBot(config: WebhookConfig, event: ForgeEvent, context: Delive
   const bots = identityLogins(config, context);
   const had = new Set(reviewers.previous.map(normaliseLogin));
   return (
-    reviewers.reRequested.some((l) => bots.has(normaliseLogin(l))) ||
-    reviewers.current.some((l) => bots.has(normaliseLogin(l)) && !had.has(normaliseLogin(l)))
+    reviewers.reRequested.some((l) => bots.has(normaliseLogin(l))) || reviewers.current.some((l) => bots.has(normaliseLogin(l)) && !had.has(normaliseLogin(l)))
   );
 }
 

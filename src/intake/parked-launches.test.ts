@@ -40,7 +40,9 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     const body = JSON.stringify(p);
     const signature = `sha256=${createHmac("sha256", hook.token).update(body).digest("hex")}`;
     const r = await t.app.inject({
-      method: "POST", url: `/api/webhooks/forge_b/${hook.id}`, payload: body,
+      method: "POST",
+      url: `/api/webhooks/forge_b/${hook.id}`,
+      payload: body,
       headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": signature },
     });
     return { status: r.statusCode, body: JSON.parse(r.body) };
@@ -104,8 +106,11 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     expect(await runsOf(newer.body.delivery_id)).toHaveLength(1);
     expect(await runsOf(first.body.delivery_id)).toEqual([]);
     // Each row counted once it is settled: the superseded and the older push, the replay, the launch.
-    expect({ filtered: await counted("filtered"), duplicate: await counted("duplicate"), launched: await counted("launched") })
-      .toEqual({ filtered: before.filtered + 2, duplicate: before.duplicate + 1, launched: before.launched + 1 });
+    expect({ filtered: await counted("filtered"), duplicate: await counted("duplicate"), launched: await counted("launched") }).toEqual({
+      filtered: before.filtered + 2,
+      duplicate: before.duplicate + 1,
+      launched: before.launched + 1,
+    });
   });
 
   it("takes arrival order for pushes of the same event time, and launches a stream of pushes by the maximum wait", async () => {
@@ -171,7 +176,9 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     }
     expect(await t.services.parked.sweep()).toBe(1);
     expect(await row(hook, parked.body.delivery_id)).toMatchObject({
-      status: "launch_error", denial_reason: "concurrency_cap_exceeded", reason: expect.stringMatching(/^parked launch abandoned after 8 attempts: /),
+      status: "launch_error",
+      denial_reason: "concurrency_cap_exceeded",
+      reason: expect.stringMatching(/^parked launch abandoned after 8 attempts: /),
     });
     expect(await parkedRow(parked.body.delivery_id)).toBeUndefined();
   });
@@ -221,16 +228,28 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "q" })).body;
     if ("monthly_run_quota" in orgBody) expect((await seed.admin.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).status).toBe(201);
     else {
-      await t.store.db.insertInto("org_usage").values({
-        org_id: org.id, month: monthOf(t.clock.now()), runs: 0, cost_micro: 1_000_000, input_tokens: 0, output_tokens: 0, aggregate_tokens: 0, updated_at: t.clock.now(),
-      }).execute();
+      await t.store.db
+        .insertInto("org_usage")
+        .values({
+          org_id: org.id,
+          month: monthOf(t.clock.now()),
+          runs: 0,
+          cost_micro: 1_000_000,
+          input_tokens: 0,
+          output_tokens: 0,
+          aggregate_tokens: 0,
+          updated_at: t.clock.now(),
+        })
+        .execute();
     }
     const hook = await createHook(team.id);
     const parked = await push(hook, ++pr, "g1", t.clock.now());
     t.clock.advance(QUIET);
     await t.services.parked.sweep();
     expect(await row(hook, parked.body.delivery_id)).toMatchObject({
-      status: "launch_error", denial_reason: denial, reason: expect.stringMatching(/^parked launch abandoned: /),
+      status: "launch_error",
+      denial_reason: denial,
+      reason: expect.stringMatching(/^parked launch abandoned: /),
     });
     expect(await parkedRow(parked.body.delivery_id)).toBeUndefined();
   });
@@ -250,8 +269,15 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     const hook = await createHook();
     const parked = await push(hook, ++pr, "h1", t.clock.now());
     const replica = new ParkedLaunches({
-      store: t.store, clock: t.clock, ids: randomIds, launcher: t.services.launcher, targets: t.services.targets, metrics: t.services.metrics,
-      log: pino({ level: "silent" }), quietMs: QUIET, maxWaitMs: MAX_WAIT,
+      store: t.store,
+      clock: t.clock,
+      ids: randomIds,
+      launcher: t.services.launcher,
+      targets: t.services.targets,
+      metrics: t.services.metrics,
+      log: pino({ level: "silent" }),
+      quietMs: QUIET,
+      maxWaitMs: MAX_WAIT,
     });
     t.clock.advance(QUIET);
     const taken = await Promise.all([t.services.parked.sweep(), replica.sweep()]);

@@ -5,7 +5,16 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { anyDueParked, claimDueParked, deleteParked, findParked, insertParked, parkedForSubject, rearmParked, type ParkedLaunch } from "../store/parked-launches.js";
+import {
+  anyDueParked,
+  claimDueParked,
+  deleteParked,
+  findParked,
+  insertParked,
+  parkedForSubject,
+  rearmParked,
+  type ParkedLaunch,
+} from "../store/parked-launches.js";
 import type { Store } from "../store/store.js";
 import type { LaunchPlan } from "./delivery-decision.js";
 import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
@@ -109,8 +118,18 @@ export class ParkedLaunches {
       const reason = `parked: launches at ${new Date(fireAt).toISOString()} unless a newer push replaces it`;
       await insertDelivery(tx, deliveryRow(planRow, { status: "accepted", reason }, id, plan.idempotencyKey));
       await insertParked(tx, {
-        delivery_id: id, tenant_id: planRow.tenant_id, webhook_id: planRow.webhook_id, bot_id: botId, subject_id: plan.subjectId,
-        event_ms: eventMs, arrived_at: now, first_parked_at: firstParkedAt, fire_at: fireAt, attempts: 0, lease_until: 0, plan: JSON.stringify(plan),
+        delivery_id: id,
+        tenant_id: planRow.tenant_id,
+        webhook_id: planRow.webhook_id,
+        bot_id: botId,
+        subject_id: plan.subjectId,
+        event_ms: eventMs,
+        arrived_at: now,
+        first_parked_at: firstParkedAt,
+        fire_at: fireAt,
+        attempts: 0,
+        lease_until: 0,
+        plan: JSON.stringify(plan),
       });
       return { kind: "deferred", deliveryId: id, botId, launchAt: fireAt };
     });
@@ -150,10 +169,13 @@ export class ParkedLaunches {
     const { clock, launcher, targets } = this.deps;
     const plan = JSON.parse(parked.plan) as LaunchPlan;
     const config = (await targets.get(parked.webhook_id))?.config;
-    const unwanted = !config?.enabled ? "the webhook is disabled or deleted"
-      : !config.review_on_sync ? "review_on_sync was cleared"
-      : !botPermitted(config, parked.bot_id) ? `bot ${parked.bot_id} is no longer in bot_ids`
-      : undefined;
+    const unwanted = !config?.enabled
+      ? "the webhook is disabled or deleted"
+      : !config.review_on_sync
+        ? "review_on_sync was cleared"
+        : !botPermitted(config, parked.bot_id)
+          ? `bot ${parked.bot_id} is no longer in bot_ids`
+          : undefined;
     if (!config || unwanted) {
       await this.settle(parked, releasedRow(parked, `parked launch dropped: ${unwanted}`));
       return;
@@ -163,9 +185,18 @@ export class ParkedLaunches {
     const result = await launcher
       .launch(
         {
-          teamId: config.tenant_id, botId: plan.botId, vars: plan.vars, repoUrl: plan.repoUrl ?? null, repoRef: plan.repoRef ?? null,
-          projectPath: plan.projectPath || null, subjectId: plan.subjectId, parentSubjectId: plan.parentSubjectId ?? null,
-          webhookId: parked.webhook_id, deliveryId: parked.delivery_id, source: "webhook", actor: { userId: null, kind: "webhook" },
+          teamId: config.tenant_id,
+          botId: plan.botId,
+          vars: plan.vars,
+          repoUrl: plan.repoUrl ?? null,
+          repoRef: plan.repoRef ?? null,
+          projectPath: plan.projectPath || null,
+          subjectId: plan.subjectId,
+          parentSubjectId: plan.parentSubjectId ?? null,
+          webhookId: parked.webhook_id,
+          deliveryId: parked.delivery_id,
+          source: "webhook",
+          actor: { userId: null, kind: "webhook" },
         },
         {
           within: async (tx, run) => {

@@ -14,10 +14,7 @@ export interface BodyJob {
 }
 
 /** The body hashed, proven and parsed; a failure is recorded as an `invalid` delivery. */
-export type PreparedBody = { rawSha256: string } & (
-  | { ok: true; event: DeliveryEvent }
-  | { ok: false; code: "bad_signature" | "bad_payload"; reason: string }
-);
+export type PreparedBody = { rawSha256: string } & ({ ok: true; event: DeliveryEvent } | { ok: false; code: "bad_signature" | "bad_payload"; reason: string });
 
 /**
  * The CPU-heavy, config-free part of a delivery: SHA-256 of the raw body, the provider's

@@ -59,7 +59,11 @@ describe("bot_rules fan-out", () => {
   const fan = (rules: BotRule[], over: Partial<WebhookConfig> = {}) => ({ bot_ids: ["review-pr", "security-review", "converse"], bot_rules: rules, ...over });
 
   it("gives each claiming bot its own key and a fresh variable map", () => {
-    const d = opened(fan([rule("review-pr", { launch_vars: { depth: "quick" } }), rule("security-review", { launch_vars: { depth: "deep" } })], { launch_vars: { team: "a" } }));
+    const d = opened(
+      fan([rule("review-pr", { launch_vars: { depth: "quick" } }), rule("security-review", { launch_vars: { depth: "deep" } })], {
+        launch_vars: { team: "a" },
+      }),
+    );
     expect(d).toMatchObject({
       kind: "launch",
       launches: [

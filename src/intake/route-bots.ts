@@ -50,8 +50,7 @@ function ruleVarsFor(config: WebhookConfig, botId: string): Readonly<Record<stri
 function routeSingle(config: WebhookConfig, isKnownBot: IsKnownBot, input: RouteInput): BotRouting {
   const only = config.bot_ids.length === 1 ? config.bot_ids[0] : undefined;
   const single = only === "*" ? undefined : only;
-  const chosen =
-    input.requestedBot ?? config.default_bot_id ?? single ?? (input.lane === "forge" ? REVIEW_BOT_ID : undefined);
+  const chosen = input.requestedBot ?? config.default_bot_id ?? single ?? (input.lane === "forge" ? REVIEW_BOT_ID : undefined);
   if (chosen === undefined) return { ok: false, decision: invalid("missing_bot", "generic: missing bot") };
   const bad = checkBot(config, isKnownBot, chosen);
   if (bad) return { ok: false, decision: bad };
@@ -87,9 +86,7 @@ function routeFanOut(config: WebhookConfig, rules: readonly BotRule[], isKnownBo
   for (const rule of enabled) {
     if (bots.some((b) => b.botId === rule.bot_id)) continue;
     // Exclusive author scope: other bots' exclusive allowlists join this bot's denylist.
-    const extraDeny = enabled
-      .filter((o) => o.bot_id !== rule.bot_id && o.author_scope === "exclusive")
-      .flatMap((o) => o.author_allowlist);
+    const extraDeny = enabled.filter((o) => o.bot_id !== rule.bot_id && o.author_scope === "exclusive").flatMap((o) => o.author_allowlist);
     if (claims(rule, extraDeny, input)) bots.push({ botId: rule.bot_id, ruleVars: rule.launch_vars });
   }
   if (bots.length === 0) return { ok: false, decision: filtered("no bot claims this event") };

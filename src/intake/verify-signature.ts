@@ -19,12 +19,7 @@ export function hmacSha256Hex(secret: string, data: Buffer): string {
  * HMAC-SHA256 of the exact signed bytes against a signature header value. Never throws: the
  * length and alphabet are checked before the constant-time compare of the decoded bytes.
  */
-export function verifySignature(
-  secret: string,
-  signed: Buffer,
-  headerValue: string,
-  format: SignatureFormat,
-): SignatureCheck {
+export function verifySignature(secret: string, signed: Buffer, headerValue: string, format: SignatureFormat): SignatureCheck {
   let hex = headerValue.trim();
   if (hex.toLowerCase().startsWith(PREFIX)) hex = hex.slice(PREFIX.length);
   else if (format === "prefixed") return { ok: false, reason: "signature lacks the sha256= prefix" };

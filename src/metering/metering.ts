@@ -54,9 +54,22 @@ export class Metering {
       const repo = r.repo ?? repoSlug(run.repo_url) ?? "";
       const event = {
         id: `${runId}:${r.reportId}`,
-        run_id: runId, attempt, report_id: r.reportId, org_id: run.org_id, team_id: run.team_id, month,
-        cost_micro: r.costMicro, input_tokens: r.inputTokens, output_tokens: r.outputTokens, aggregate_tokens: r.aggregateTokens,
-        fingerprint: r.fingerprint, provider: r.provider, tier: r.tier, repo, amount_type: r.amountType, created_at: now,
+        run_id: runId,
+        attempt,
+        report_id: r.reportId,
+        org_id: run.org_id,
+        team_id: run.team_id,
+        month,
+        cost_micro: r.costMicro,
+        input_tokens: r.inputTokens,
+        output_tokens: r.outputTokens,
+        aggregate_tokens: r.aggregateTokens,
+        fingerprint: r.fingerprint,
+        provider: r.provider,
+        tier: r.tier,
+        repo,
+        amount_type: r.amountType,
+        created_at: now,
       };
       if (!(await insertUsageEvent(tx, event))) return false;
       // The org counter is charged whatever credential served the run.
@@ -72,7 +85,9 @@ export class Metering {
             meteredMicro: r.amountType === "metered" ? r.costMicro : 0,
             estimatedMicro: r.amountType === "estimate" ? r.costMicro : 0,
             attempts: seen ? 0 : 1,
-            inputTokens: r.inputTokens, outputTokens: r.outputTokens, aggregateTokens: r.aggregateTokens,
+            inputTokens: r.inputTokens,
+            outputTokens: r.outputTokens,
+            aggregateTokens: r.aggregateTokens,
           },
           now,
         );

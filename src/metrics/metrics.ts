@@ -10,11 +10,9 @@ export class Metrics {
   readonly webhookDeliveries = this.counter("service_webhook_deliveries_total", "Every delivery's terminal status", ["provider", "status"]);
   readonly webhookThrottled = this.counter("service_webhook_throttled_total", "Deliveries throttled before processing", ["provider", "reason"]);
   readonly launchDenied = this.counter("service_launch_denied_total", "Launches denied by the gate", ["reason"]);
-  readonly launchGateErrors = this.counter(
-    "service_launch_gate_errors_total",
-    "Launch gate store errors; the gate failed open (stage: check or meter)",
-    ["stage"],
-  );
+  readonly launchGateErrors = this.counter("service_launch_gate_errors_total", "Launch gate store errors; the gate failed open (stage: check or meter)", [
+    "stage",
+  ]);
   readonly authLogins = this.counter("service_auth_logins_total", "Login attempts", ["result"]);
   readonly authPasswordResets = this.counter("service_auth_password_resets_total", "Password reset flow", ["step"]);
   readonly dlqDepth = this.gauge("service_dlq_depth", "Runs parked on the dead-letter queue");

@@ -35,15 +35,15 @@ export function runView(r: RunRow) {
   };
 }
 
-export function runDetailView(
-  r: RunRow,
-  attempts: Awaited<ReturnType<typeof listAttempts>>,
-  usage: Awaited<ReturnType<typeof sumRunUsage>>,
-) {
+export function runDetailView(r: RunRow, attempts: Awaited<ReturnType<typeof listAttempts>>, usage: Awaited<ReturnType<typeof sumRunUsage>>) {
   return {
     ...runView(r),
     attempts: attempts.map((a) => ({
-      number: a.number, status: a.status, failure_code: a.failure_code, started_at: iso(a.started_at), finished_at: iso(a.finished_at),
+      number: a.number,
+      status: a.status,
+      failure_code: a.failure_code,
+      started_at: iso(a.started_at),
+      finished_at: iso(a.finished_at),
     })),
     usage: {
       cost_usd: microToUsd(usage.costMicro),

@@ -24,9 +24,7 @@ export interface LaunchInput {
   connection_id?: string;
 }
 
-export type ApiLaunchResult =
-  | { kind: "launched"; run: ReturnType<typeof runView> }
-  | { kind: "denied"; denial: LaunchDenial };
+export type ApiLaunchResult = { kind: "launched"; run: ReturnType<typeof runView> } | { kind: "denied"; denial: LaunchDenial };
 
 /**
  * Runs as the management API sees them. Team members launch, read, resume and cancel their
@@ -41,9 +39,16 @@ export class RunsApi {
     if (nul) throw invalid(nul, nulMessage(nul));
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
     const result = await this.deps.launcher.launch({
-      teamId: input.team_id, botId: input.bot, vars: input.vars ?? {}, repoUrl: input.repo_url, repoRef: input.repo_ref,
-      projectPath: input.project_path, connectionId: input.connection_id, source: "api",
-      actor: { userId: p.userId, kind: "user" }, bypassGate: p.superAdmin,
+      teamId: input.team_id,
+      botId: input.bot,
+      vars: input.vars ?? {},
+      repoUrl: input.repo_url,
+      repoRef: input.repo_ref,
+      projectPath: input.project_path,
+      connectionId: input.connection_id,
+      source: "api",
+      actor: { userId: p.userId, kind: "user" },
+      bypassGate: p.superAdmin,
     });
     return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
   }

@@ -14,10 +14,7 @@ export interface ClaimedRun {
   vars: Record<string, string>;
 }
 
-export type RunOutcome =
-  | { status: "succeeded" }
-  | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string }
-  | { status: "cancelled" };
+export type RunOutcome = { status: "succeeded" } | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string } | { status: "cancelled" };
 
 export interface RunsDeps {
   store: Store;
@@ -67,9 +64,7 @@ export class Runs {
     const now = this.deps.clock.now();
     const failureCode = outcome.status === "failed" || outcome.status === "failed_resumable" ? outcome.failureCode : null;
     const detail = "detail" in outcome ? (outcome.detail ?? null) : null;
-    const row = await this.deps.store.tx((tx) =>
-      q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now }),
-    );
+    const row = await this.deps.store.tx((tx) => q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now }));
     if (row) this.deps.metrics.runsFinished.inc({ status: outcome.status });
     for (const report of usage) await this.deps.metering.record(claim.run.id, claim.attempt, report);
     return { finished: row !== undefined };

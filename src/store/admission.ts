@@ -10,8 +10,15 @@ type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
 type OrgColumns = Selectable<OrgsTable>;
 const teamWithOrg = new Compiled<
   Selectable<TeamsTable> & {
-    org_name: string; org_status: OrgColumns["status"]; monthly_cost_cap_micro: number; monthly_run_quota: number;
-    memory_quota_bytes: number; credential_audience: string; monthly_webhook_calls: number; org_created_at: number; org_updated_at: number;
+    org_name: string;
+    org_status: OrgColumns["status"];
+    monthly_cost_cap_micro: number;
+    monthly_run_quota: number;
+    memory_quota_bytes: number;
+    credential_audience: string;
+    monthly_webhook_calls: number;
+    org_created_at: number;
+    org_updated_at: number;
   }
 >(
   `select "teams".*, "orgs"."name" as "org_name", "orgs"."status" as "org_status", "orgs"."monthly_cost_cap_micro",
@@ -31,20 +38,34 @@ const teamWithOrg = new Compiled<
  * nothing is locked: concurrent launches then meet only on the usage counter, written last.
  * SQLite's BEGIN IMMEDIATE already serialises writers.
  */
-export async function loadTeamAndOrg(
-  tx: Db,
-  kind: StoreKind,
-  teamId: string,
-  needsLock: (found: TeamAndOrg) => boolean,
-): Promise<TeamAndOrg | undefined> {
+export async function loadTeamAndOrg(tx: Db, kind: StoreKind, teamId: string, needsLock: (found: TeamAndOrg) => boolean): Promise<TeamAndOrg | undefined> {
   const [row] = await teamWithOrg.rows(tx, [teamId]);
   if (!row) return undefined;
-  const { org_name, org_status, monthly_cost_cap_micro, monthly_run_quota, memory_quota_bytes, credential_audience, monthly_webhook_calls, org_created_at, org_updated_at, ...team } = row;
+  const {
+    org_name,
+    org_status,
+    monthly_cost_cap_micro,
+    monthly_run_quota,
+    memory_quota_bytes,
+    credential_audience,
+    monthly_webhook_calls,
+    org_created_at,
+    org_updated_at,
+    ...team
+  } = row;
   const found: TeamAndOrg = {
     team,
     org: {
-      id: team.org_id, name: org_name, status: org_status, monthly_cost_cap_micro, monthly_run_quota, memory_quota_bytes,
-      credential_audience, monthly_webhook_calls, created_at: org_created_at, updated_at: org_updated_at,
+      id: team.org_id,
+      name: org_name,
+      status: org_status,
+      monthly_cost_cap_micro,
+      monthly_run_quota,
+      memory_quota_bytes,
+      credential_audience,
+      monthly_webhook_calls,
+      created_at: org_created_at,
+      updated_at: org_updated_at,
     },
   };
   if (kind !== "postgres" || !needsLock(found)) return found;
@@ -55,10 +76,7 @@ export async function loadTeamAndOrg(
 
 const launchDeliveryCall = new Compiled<{ out: LaunchDeliveryOutcome }>(`select launch_delivery(?, ?::jsonb, ?::jsonb, ?, ?) as "out"`);
 
-export type LaunchDeliveryOutcome =
-  | { kind: "taken"; row: KeyHolder; recorded?: boolean }
-  | { kind: "gate" }
-  | { kind: "launched"; org_id: string };
+export type LaunchDeliveryOutcome = { kind: "taken"; row: KeyHolder; recorded?: boolean } | { kind: "gate" } | { kind: "launched"; org_id: string };
 
 /**
  * PostgreSQL: a delivery's launch in one statement (store/postgres/launch-delivery.sql): `taken` when

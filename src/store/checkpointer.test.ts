@@ -13,7 +13,12 @@ describe("WAL checkpoints off the request path", () => {
     for (let round = 0; round < 40; round++) {
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          store.tx((tx) => tx.insertInto("webhook_call_counters").values({ scope: `s${round}-${i}-${"x".repeat(400)}`, month: "2026-11", calls: 1 }).execute()),
+          store.tx((tx) =>
+            tx
+              .insertInto("webhook_call_counters")
+              .values({ scope: `s${round}-${i}-${"x".repeat(400)}`, month: "2026-11", calls: 1 })
+              .execute(),
+          ),
         ),
       );
       await new Promise((r) => setTimeout(r, 20));
@@ -22,13 +27,19 @@ describe("WAL checkpoints off the request path", () => {
     for (let waited = 0; fs.statSync(file).size <= 900_000 && waited < 6000; waited += 100) {
       await new Promise((r) => setTimeout(r, 100));
     }
-    const rows = await store.db.selectFrom("webhook_call_counters").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const rows = await store.db
+      .selectFrom("webhook_call_counters")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(2000);
     // The rows reached the database file while the store was open: the worker checkpointed.
     expect(fs.statSync(file).size).toBeGreaterThan(900_000);
     await store.close();
     const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
-    const again = await reopened.db.selectFrom("webhook_call_counters").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const again = await reopened.db
+      .selectFrom("webhook_call_counters")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(again.n)).toBe(2000);
     await reopened.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -54,7 +54,11 @@ export class Compiled<Row = unknown> {
 export function compiledInsert<Row extends Record<string, unknown>>(table: string, columns: { [K in keyof Required<Row>]: Row[K] | null }) {
   const names = Object.keys(columns) as (keyof Row & string)[];
   const statement = new Compiled(`insert into "${table}" (${names.map((c) => `"${c}"`).join(", ")}) values (${names.map(() => "?").join(", ")})`);
-  return (db: Kysely<any>, row: Row) => statement.run(db, names.map((c) => row[c] ?? columns[c] ?? null));
+  return (db: Kysely<any>, row: Row) =>
+    statement.run(
+      db,
+      names.map((c) => row[c] ?? columns[c] ?? null),
+    );
 }
 
 /** True when `db` (or a transaction of it) runs on PostgreSQL. */

@@ -21,14 +21,7 @@ export function listTeamApiKeys(db: Db, teamId: string): Promise<ApiKeyRow[]> {
 
 /** The org-shared keys (no owning team). */
 export function listOrgApiKeys(db: Db, orgId: string): Promise<ApiKeyRow[]> {
-  return db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("org_id", "=", orgId)
-    .where("team_id", "is", null)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+  return db.selectFrom("api_keys").selectAll().where("org_id", "=", orgId).where("team_id", "is", null).orderBy("created_at").orderBy("id").execute();
 }
 
 export async function deleteApiKey(db: Db, id: string): Promise<boolean> {

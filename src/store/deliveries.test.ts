@@ -4,7 +4,14 @@ import { insertDelivery, listDeliveries, type NewDelivery } from "./deliveries.j
 import { isUniqueViolation } from "./errors.js";
 
 const row = (id: string, key: string, at: number, webhook = "whk_1"): NewDelivery => ({
-  id, tenant_id: "team_1", webhook_id: webhook, provider: "generic", status: "accepted", idempotency_key: key, created_at: at, updated_at: at,
+  id,
+  tenant_id: "team_1",
+  webhook_id: webhook,
+  provider: "generic",
+  status: "accepted",
+  idempotency_key: key,
+  created_at: at,
+  updated_at: at,
 });
 
 describe.each(storeKinds())("delivery store on %s", (kind) => {

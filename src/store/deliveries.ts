@@ -7,10 +7,30 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewDelivery = Insertable<WebhookDeliveriesTable>;
 
 const insertDeliveryRow = compiledInsert<NewDelivery>("webhook_deliveries", {
-  id: null, tenant_id: null, webhook_id: null, provider: null, status: null, idempotency_key: null, payload_sha256: null,
-  event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null,
-  source_ip: null, bot_id: null, run_id: null, reason: null, denial_reason: null, forge_delivery_id: null, launched_at: null,
-  failed_at: null, attempts: 0, created_at: null, updated_at: null,
+  id: null,
+  tenant_id: null,
+  webhook_id: null,
+  provider: null,
+  status: null,
+  idempotency_key: null,
+  payload_sha256: null,
+  event_kind: null,
+  event_action: null,
+  project_path: null,
+  subject_id: null,
+  subject_sha: null,
+  parent_subject_id: null,
+  source_ip: null,
+  bot_id: null,
+  run_id: null,
+  reason: null,
+  denial_reason: null,
+  forge_delivery_id: null,
+  launched_at: null,
+  failed_at: null,
+  attempts: 0,
+  created_at: null,
+  updated_at: null,
 });
 
 /** Inserts one delivery row; a duplicate (tenant_id, idempotency_key) raises a unique violation. */
@@ -48,8 +68,14 @@ export async function findDeliveryByKey(db: Db, tenantId: string, key: string): 
  */
 export function duplicateRow(launchRow: Omit<NewDelivery, "id" | "status" | "idempotency_key">, holder: KeyHolder, id: string): NewDelivery {
   return Object.assign({}, launchRow, {
-    id, status: "duplicate" as const, idempotency_key: `row|${id}`, run_id: holder.run_id, reason: `duplicate of ${holder.id}`,
-    launched_at: null, attempts: 0, updated_at: launchRow.created_at,
+    id,
+    status: "duplicate" as const,
+    idempotency_key: `row|${id}`,
+    run_id: holder.run_id,
+    reason: `duplicate of ${holder.id}`,
+    launched_at: null,
+    attempts: 0,
+    updated_at: launchRow.created_at,
   });
 }
 
@@ -79,8 +105,15 @@ export async function retryFailedDelivery(
 export async function settleAcceptedDelivery(
   db: Db,
   id: string,
-  outcome: Pick<NewDelivery, "status" | "updated_at"> & Partial<Pick<NewDelivery, "run_id" | "launched_at" | "failed_at" | "denial_reason" | "reason" | "idempotency_key">>,
+  outcome: Pick<NewDelivery, "status" | "updated_at"> &
+    Partial<Pick<NewDelivery, "run_id" | "launched_at" | "failed_at" | "denial_reason" | "reason" | "idempotency_key">>,
 ): Promise<string | undefined> {
-  const row = await db.updateTable("webhook_deliveries").set(outcome).where("id", "=", id).where("status", "=", "accepted").returning("provider").executeTakeFirst();
+  const row = await db
+    .updateTable("webhook_deliveries")
+    .set(outcome)
+    .where("id", "=", id)
+    .where("status", "=", "accepted")
+    .returning("provider")
+    .executeTakeFirst();
   return row?.provider;
 }

@@ -15,39 +15,104 @@ import { findOrgUsage } from "./usage.js";
 const MONTH = "2026-11";
 
 const row = (id: string, teamId: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
-  id, tenant_id: teamId, webhook_id: "whk_l", provider: "forge_b", status: "launched", idempotency_key: key, payload_sha256: null,
-  event_kind: "pull_request", event_action: "opened", project_path: "o/r", subject_id: "pr:1", subject_sha: null, parent_subject_id: null,
-  source_ip: null, bot_id: "review-pr", run_id: `run_${id}`, reason: null, denial_reason: null, forge_delivery_id: null, launched_at: 1,
-  failed_at: null, attempts: 1, created_at: 1, updated_at: 1, ...over,
+  id,
+  tenant_id: teamId,
+  webhook_id: "whk_l",
+  provider: "forge_b",
+  status: "launched",
+  idempotency_key: key,
+  payload_sha256: null,
+  event_kind: "pull_request",
+  event_action: "opened",
+  project_path: "o/r",
+  subject_id: "pr:1",
+  subject_sha: null,
+  parent_subject_id: null,
+  source_ip: null,
+  bot_id: "review-pr",
+  run_id: `run_${id}`,
+  reason: null,
+  denial_reason: null,
+  forge_delivery_id: null,
+  launched_at: 1,
+  failed_at: null,
+  attempts: 1,
+  created_at: 1,
+  updated_at: 1,
+  ...over,
 });
 const run = (id: string, teamId: string): RunRow => ({
-  id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
-  connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
-  actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: MONTH, failure_code: null, failure_detail: null,
-  cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
-  started_at: null, finished_at: null,
+  id,
+  org_id: "",
+  team_id: teamId,
+  bot_id: "review-pr",
+  status: "queued",
+  vars: "{}",
+  repo_url: null,
+  repo_ref: null,
+  project_path: null,
+  connection_id: null,
+  subject_id: null,
+  parent_subject_id: null,
+  webhook_id: null,
+  delivery_id: null,
+  source: "webhook",
+  actor_user_id: null,
+  actor_kind: "webhook",
+  attempt: 1,
+  metered_attempt: 1,
+  metered: 1,
+  metered_month: MONTH,
+  failure_code: null,
+  failure_detail: null,
+  cancel_requested: 0,
+  claim_token: null,
+  claimed_by: null,
+  lease_expires_at: null,
+  queued_at: 1,
+  created_at: 1,
+  updated_at: 1,
+  started_at: null,
+  finished_at: null,
 });
 const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
-  row: row(id, teamId, key), launch: { teamId, run: run(`run_${id}`, teamId), month: MONTH }, duplicateId: `dup_${id}`,
+  row: row(id, teamId, key),
+  launch: { teamId, run: run(`run_${id}`, teamId), month: MONTH },
+  duplicateId: `dup_${id}`,
 });
 
 const orgs = [
-  { id: "org_ok" }, { id: "org_two" }, { id: "org_susp", status: "suspended" as const }, { id: "org_ro", status: "read-only" as const },
-  { id: "org_cost", monthly_cost_cap_micro: 1 }, { id: "org_quota", monthly_run_quota: 100 },
+  { id: "org_ok" },
+  { id: "org_two" },
+  { id: "org_susp", status: "suspended" as const },
+  { id: "org_ro", status: "read-only" as const },
+  { id: "org_cost", monthly_cost_cap_micro: 1 },
+  { id: "org_quota", monthly_run_quota: 100 },
 ];
 const teams = [
-  { id: "team_ok", org_id: "org_ok" }, { id: "team_two", org_id: "org_two" }, { id: "team_conc", org_id: "org_ok", max_concurrent_runs: 2 },
-  { id: "team_rate", org_id: "org_ok", launch_rate_per_min: 5 }, { id: "team_susp", org_id: "org_susp" }, { id: "team_ro", org_id: "org_ro" },
-  { id: "team_cost", org_id: "org_cost" }, { id: "team_quota", org_id: "org_quota" },
+  { id: "team_ok", org_id: "org_ok" },
+  { id: "team_two", org_id: "org_two" },
+  { id: "team_conc", org_id: "org_ok", max_concurrent_runs: 2 },
+  { id: "team_rate", org_id: "org_ok", launch_rate_per_min: 5 },
+  { id: "team_susp", org_id: "org_susp" },
+  { id: "team_ro", org_id: "org_ro" },
+  { id: "team_cost", org_id: "org_cost" },
+  { id: "team_quota", org_id: "org_quota" },
 ];
 
 describe.each(storeKinds())("a delivery's launch decided by the store on %s", (kind) => {
   let ts: TestStore;
   beforeAll(async () => {
     ts = await openTestStore(kind);
-    await ts.store.db.insertInto("orgs").values(orgs.map((o) => ({ name: o.id, status: "active", monthly_cost_cap_micro: 0, monthly_run_quota: 0, created_at: 0, updated_at: 0, ...o })) as never).execute();
+    await ts.store.db
+      .insertInto("orgs")
+      .values(orgs.map((o) => ({ name: o.id, status: "active", monthly_cost_cap_micro: 0, monthly_run_quota: 0, created_at: 0, updated_at: 0, ...o })) as never)
+      .execute();
     const team = { status: "active" as const, launch_rate_per_min: 0, max_concurrent_runs: 0, created_at: 0, updated_at: 0 };
-    await ts.store.db.insertInto("teams").values(teams.map((t) => ({ ...team, name: t.id, ...t }))).execute();
+    await ts.store.db
+      .insertInto("teams")
+      .values(teams.map((t) => ({ ...team, name: t.id, ...t })))
+      .execute();
   });
   afterAll(() => ts.close());
 
@@ -63,12 +128,17 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
 
   describe.each(paths)("through %s", (via, path) => {
     const id = (name: string) => `${via}_${name}`;
-    const runsOf = (teamId: string) => ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", teamId).where("id", "like", `run_${via}%`).execute();
+    const runsOf = (teamId: string) =>
+      ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", teamId).where("id", "like", `run_${via}%`).execute();
 
     it.each([
-      ["an unknown team", "team_none"], ["a suspended org", "team_susp"], ["a read-only org", "team_ro"],
-      ["the team's MaxConcurrentRuns", "team_conc"], ["the team's LaunchRatePerMin", "team_rate"],
-      ["the org's MonthlyCostCapUSD", "team_cost"], ["the org's MonthlyRunQuota", "team_quota"],
+      ["an unknown team", "team_none"],
+      ["a suspended org", "team_susp"],
+      ["a read-only org", "team_ro"],
+      ["the team's MaxConcurrentRuns", "team_conc"],
+      ["the team's LaunchRatePerMin", "team_rate"],
+      ["the org's MonthlyCostCapUSD", "team_cost"],
+      ["the org's MonthlyRunQuota", "team_quota"],
     ])("leaves %s to the gate, writing nothing", async (_label, teamId) => {
       expect(await path.write(launch(id(teamId), teamId, `k-${id(teamId)}`))).toEqual({ kind: "gate" });
       expect(await runsOf(teamId)).toEqual([]);
@@ -81,7 +151,8 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
       expect(await path.write(launch(id("b"), "team_ok", `k-${id("b")}`))).toEqual({ kind: "launched", org_id: "org_ok" });
       expect(await path.write(launch(id("c"), "team_two", `k-${id("c")}`))).toEqual({ kind: "launched", org_id: "org_two" });
       expect((await runsOf("team_ok")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
-        { id: `run_${id("a")}`, org_id: "org_ok" }, { id: `run_${id("b")}`, org_id: "org_ok" },
+        { id: `run_${id("a")}`, org_id: "org_ok" },
+        { id: `run_${id("b")}`, org_id: "org_ok" },
       ]);
       expect(await findDeliveryByKey(ts.store.db, "team_two", `k-${id("c")}`)).toMatchObject({ id: id("c"), run_id: `run_${id("c")}`, status: "launched" });
       expect((await findOrgUsage(ts.store.db, "org_ok", MONTH)).runs).toBe(before.ok + 2);
@@ -93,7 +164,11 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
       expect((await path.write(held))?.kind).toBe("launched");
       const replay = await path.write(launch(id("again"), "team_ok", `k-${id("held")}`));
       expect(replay).toMatchObject({ kind: "taken", row: { id: id("held"), run_id: `run_${id("held")}`, status: "launched" } });
-      const dup = await ts.store.db.selectFrom("webhook_deliveries").select(["status", "run_id", "reason"]).where("id", "=", `dup_${id("again")}`).executeTakeFirst();
+      const dup = await ts.store.db
+        .selectFrom("webhook_deliveries")
+        .select(["status", "run_id", "reason"])
+        .where("id", "=", `dup_${id("again")}`)
+        .executeTakeFirst();
       if (path.writesDuplicate) {
         expect(replay).toMatchObject({ recorded: true });
         expect(dup).toMatchObject({ status: "duplicate", run_id: `run_${id("held")}`, reason: `duplicate of ${id("held")}` });

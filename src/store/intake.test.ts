@@ -11,10 +11,17 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   afterAll(() => ts.close());
 
   const limits = (over: Partial<CallLimits>): CallLimits => ({
-    webhookId: "whk_a", orgId: "org_a", rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: "2026-11", now: 0, ...over,
+    webhookId: "whk_a",
+    orgId: "org_a",
+    rate: 1,
+    burst: 10,
+    orgMonthlyCalls: 0,
+    webhookMonthlyCalls: 0,
+    month: "2026-11",
+    now: 0,
+    ...over,
   });
-  const admitMany = (n: number, l: CallLimits) =>
-    Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, l))));
+  const admitMany = (n: number, l: CallLimits) => Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, l))));
 
   it("admits exactly burst calls of 200 parallel ones at the bucket", async () => {
     const results = await admitMany(200, limits({ webhookId: "whk_bucket", burst: 10 }));
@@ -46,10 +53,30 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   it("writes a call's row only when its admission admits it, 200 parallel at the bucket", async () => {
     const l = limits({ webhookId: "whk_rows", burst: 10 });
     const row = (i: number): NewDelivery => ({
-      id: `dlv_${i}`, tenant_id: "team_rows", webhook_id: "whk_rows", provider: "forge_b", status: "filtered", idempotency_key: `row|dlv_${i}`,
-      payload_sha256: null, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null,
-      source_ip: null, bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null,
-      failed_at: null, attempts: 0, created_at: i, updated_at: i,
+      id: `dlv_${i}`,
+      tenant_id: "team_rows",
+      webhook_id: "whk_rows",
+      provider: "forge_b",
+      status: "filtered",
+      idempotency_key: `row|dlv_${i}`,
+      payload_sha256: null,
+      event_kind: null,
+      event_action: null,
+      project_path: null,
+      subject_id: null,
+      subject_sha: null,
+      parent_subject_id: null,
+      source_ip: null,
+      bot_id: null,
+      run_id: null,
+      reason: "filtered",
+      denial_reason: null,
+      forge_delivery_id: null,
+      launched_at: null,
+      failed_at: null,
+      attempts: 0,
+      created_at: i,
+      updated_at: i,
     });
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(l, { row: row(i) })));
     const results = answers.map((a) => a.admission);
@@ -63,17 +90,42 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   it("writes a replay's duplicate row when its key is held, retries nothing for a launch_error holder, and writes nothing for a free key", async () => {
     const l = limits({ webhookId: "whk_replay", burst: 10 });
     const row = (id: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
-      id, tenant_id: "team_replay", webhook_id: "whk_replay", provider: "forge_b", status: "launched", idempotency_key: key,
-      payload_sha256: "ab".repeat(32), event_kind: "pull_request", event_action: "opened", project_path: "o/r", subject_id: "pr:1", subject_sha: "c".repeat(40),
-      parent_subject_id: null, source_ip: "10.0.0.1", bot_id: "review-pr", run_id: null, reason: null, denial_reason: null, forge_delivery_id: "d-1",
-      launched_at: null, failed_at: null, attempts: 1, created_at: 5, updated_at: 5, ...over,
+      id,
+      tenant_id: "team_replay",
+      webhook_id: "whk_replay",
+      provider: "forge_b",
+      status: "launched",
+      idempotency_key: key,
+      payload_sha256: "ab".repeat(32),
+      event_kind: "pull_request",
+      event_action: "opened",
+      project_path: "o/r",
+      subject_id: "pr:1",
+      subject_sha: "c".repeat(40),
+      parent_subject_id: null,
+      source_ip: "10.0.0.1",
+      bot_id: "review-pr",
+      run_id: null,
+      reason: null,
+      denial_reason: null,
+      forge_delivery_id: "d-1",
+      launched_at: null,
+      failed_at: null,
+      attempts: 1,
+      created_at: 5,
+      updated_at: 5,
+      ...over,
     });
     await ts.store.deliver(null, { row: row("dlv_holder", "k-held", { run_id: "run_holder", launched_at: 5 }) });
     await ts.store.deliver(null, { row: row("dlv_failed", "k-failed", { status: "launch_error", failed_at: 5, denial_reason: "concurrency_cap_exceeded" }) });
-    const replay = (id: string, key: string) => ts.store.deliver(l, { row: row(id, key, { status: "duplicate", created_at: 9, updated_at: 9 }), duplicateId: `dup_${id}` });
+    const replay = (id: string, key: string) =>
+      ts.store.deliver(l, { row: row(id, key, { status: "duplicate", created_at: 9, updated_at: 9 }), duplicateId: `dup_${id}` });
 
     const held = await replay("dlv_r1", "k-held");
-    expect(held).toMatchObject({ admission: { kind: "admitted" }, outcome: { kind: "taken", row: { id: "dlv_holder", run_id: "run_holder", status: "launched" }, recorded: true } });
+    expect(held).toMatchObject({
+      admission: { kind: "admitted" },
+      outcome: { kind: "taken", row: { id: "dlv_holder", run_id: "run_holder", status: "launched" }, recorded: true },
+    });
     const failed = await replay("dlv_r2", "k-failed");
     expect(failed.outcome).toMatchObject({ kind: "taken", row: { id: "dlv_failed", status: "launch_error" } });
     expect(failed.outcome).not.toHaveProperty("recorded", true);
@@ -82,8 +134,16 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     const rows = await listDeliveries(ts.store.db, "whk_replay", 10);
     expect(rows.map((r) => r.id).sort()).toEqual(["dlv_failed", "dlv_holder", "dup_dlv_r1"]);
     expect(rows.find((r) => r.id === "dup_dlv_r1")).toMatchObject({
-      status: "duplicate", idempotency_key: "row|dup_dlv_r1", run_id: "run_holder", reason: "duplicate of dlv_holder",
-      launched_at: null, attempts: 0, created_at: 9, updated_at: 9, subject_sha: "c".repeat(40), forge_delivery_id: "d-1",
+      status: "duplicate",
+      idempotency_key: "row|dup_dlv_r1",
+      run_id: "run_holder",
+      reason: "duplicate of dlv_holder",
+      launched_at: null,
+      attempts: 0,
+      created_at: 9,
+      updated_at: 9,
+      subject_sha: "c".repeat(40),
+      forge_delivery_id: "d-1",
     });
     expect(await findDeliveryByKey(ts.store.db, "team_replay", "k-free")).toBeUndefined();
     // Each replay's call was admitted and counted, whatever its key.

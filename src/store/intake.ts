@@ -7,10 +7,7 @@ import { addOrgRuns } from "./usage.js";
 import type { Db } from "./store.js";
 import type { WebhookRow } from "./webhooks.js";
 
-export type CallAdmission =
-  | { kind: "admitted" }
-  | { kind: "rate_limited"; retryAfterSeconds: number }
-  | { kind: "quota_exceeded"; scope: "org" | "webhook" };
+export type CallAdmission = { kind: "admitted" } | { kind: "rate_limited"; retryAfterSeconds: number } | { kind: "quota_exceeded"; scope: "org" | "webhook" };
 export type CallRefusal = Exclude<CallAdmission, { kind: "admitted" }>;
 
 export interface CallLimits {
@@ -29,9 +26,7 @@ export interface CallLimits {
 // SQLite, under its write lock: the bucket read, then written; each counter counted unless at
 // its cap, read only when that counted nothing. An upsert-and-return per row, or one statement
 // over both counter rows (an `in` list), cost twice as much per call.
-const readBucket = new Compiled<{ tokens: number; updated_at: number }>(
-  `select "tokens", "updated_at" from "webhook_buckets" where "webhook_id" = ?`,
-);
+const readBucket = new Compiled<{ tokens: number; updated_at: number }>(`select "tokens", "updated_at" from "webhook_buckets" where "webhook_id" = ?`);
 const newBucket = new Compiled(`insert into "webhook_buckets" ("tokens", "updated_at", "webhook_id") values (?, ?, ?)`);
 const putBucket = new Compiled(`update "webhook_buckets" set "tokens" = ?, "updated_at" = ? where "webhook_id" = ?`);
 const readCalls = new Compiled<{ calls: number }>(`select "calls" from "webhook_call_counters" where "scope" = ? and "month" = ?`);
@@ -203,12 +198,7 @@ export function parseVerdict(verdict: string | undefined): CallAdmission {
 
 /** Webhook calls this month, for an org or one webhook. */
 export async function monthlyWebhookCalls(db: Db, scope: `org:${string}` | `webhook:${string}`, month: string): Promise<number> {
-  const row = await db
-    .selectFrom("webhook_call_counters")
-    .select("calls")
-    .where("scope", "=", scope)
-    .where("month", "=", month)
-    .executeTakeFirst();
+  const row = await db.selectFrom("webhook_call_counters").select("calls").where("scope", "=", scope).where("month", "=", month).executeTakeFirst();
   return row?.calls ?? 0;
 }
 
@@ -234,7 +224,12 @@ export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
   const { owner_org_id, owner_org_status, owner_org_calls, owner_team_status, ...webhook } = row;
-  const owner: DeliveryOwner = { orgId: owner_org_id, orgStatus: owner_org_status, orgMonthlyWebhookCalls: Number(owner_org_calls), teamStatus: owner_team_status };
+  const owner: DeliveryOwner = {
+    orgId: owner_org_id,
+    orgStatus: owner_org_status,
+    orgMonthlyWebhookCalls: Number(owner_org_calls),
+    teamStatus: owner_team_status,
+  };
   return { webhook: webhook as WebhookRow, owner };
 }
 

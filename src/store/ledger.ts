@@ -48,8 +48,14 @@ export async function addCredentialUsage(
   await db
     .insertInto("credential_usage")
     .values({
-      ...key, metered_micro: d.meteredMicro, estimated_micro: d.estimatedMicro, attempts: d.attempts, input_tokens: d.inputTokens,
-      output_tokens: d.outputTokens, aggregate_tokens: d.aggregateTokens, updated_at: now,
+      ...key,
+      metered_micro: d.meteredMicro,
+      estimated_micro: d.estimatedMicro,
+      attempts: d.attempts,
+      input_tokens: d.inputTokens,
+      output_tokens: d.outputTokens,
+      aggregate_tokens: d.aggregateTokens,
+      updated_at: now,
     })
     .onConflict((oc) =>
       oc.columns(["fingerprint", "provider", "tier", "team_id", "month", "repo"]).doUpdateSet({
@@ -113,9 +119,15 @@ export async function listCredentialUsage(db: Db, f: LedgerFilter): Promise<Ledg
     .orderBy("tier")
     .execute();
   return rows.map((r) => ({
-    fingerprint: r.fingerprint, provider: r.provider, tier: r.tier,
-    metered_micro: Number(r.metered_micro), estimated_micro: Number(r.estimated_micro), attempts: Number(r.attempts),
-    input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), aggregate_tokens: Number(r.aggregate_tokens),
+    fingerprint: r.fingerprint,
+    provider: r.provider,
+    tier: r.tier,
+    metered_micro: Number(r.metered_micro),
+    estimated_micro: Number(r.estimated_micro),
+    attempts: Number(r.attempts),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    aggregate_tokens: Number(r.aggregate_tokens),
     tenants: Number(r.tenants),
   }));
 }

@@ -24,7 +24,13 @@ export async function deleteParked(db: Db, deliveryId: string): Promise<boolean>
 
 /** True when some parked launch is due and not held: a read, so an idle sweep takes no write turn. */
 export async function anyDueParked(db: Db, now: number): Promise<boolean> {
-  const row = await db.selectFrom("parked_launches").select("delivery_id").where("fire_at", "<=", now).where("lease_until", "<=", now).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom("parked_launches")
+    .select("delivery_id")
+    .where("fire_at", "<=", now)
+    .where("lease_until", "<=", now)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

@@ -7,21 +7,75 @@ import type { RunRow } from "./runs.js";
 import { findOrgUsage } from "./usage.js";
 
 const row = (id: string, webhookId: string): NewDelivery => ({
-  id, tenant_id: "team_b", webhook_id: webhookId, provider: "forge_b", status: "filtered", idempotency_key: `row|${id}`,
-  payload_sha256: null, event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null,
-  source_ip: null, bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null,
-  failed_at: null, attempts: 0, created_at: 1, updated_at: 1,
+  id,
+  tenant_id: "team_b",
+  webhook_id: webhookId,
+  provider: "forge_b",
+  status: "filtered",
+  idempotency_key: `row|${id}`,
+  payload_sha256: null,
+  event_kind: null,
+  event_action: null,
+  project_path: null,
+  subject_id: null,
+  subject_sha: null,
+  parent_subject_id: null,
+  source_ip: null,
+  bot_id: null,
+  run_id: null,
+  reason: "filtered",
+  denial_reason: null,
+  forge_delivery_id: null,
+  launched_at: null,
+  failed_at: null,
+  attempts: 0,
+  created_at: 1,
+  updated_at: 1,
 });
 const limits = (webhookId: string, burst: number): CallLimits => ({
-  webhookId, orgId: "org_b", rate: 1, burst, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: "2026-11", now: 0,
+  webhookId,
+  orgId: "org_b",
+  rate: 1,
+  burst,
+  orgMonthlyCalls: 0,
+  webhookMonthlyCalls: 0,
+  month: "2026-11",
+  now: 0,
 });
 
 const run = (id: string, teamId: string): RunRow => ({
-  id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
-  connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
-  actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: "2026-11", failure_code: null, failure_detail: null,
-  cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
-  started_at: null, finished_at: null,
+  id,
+  org_id: "",
+  team_id: teamId,
+  bot_id: "review-pr",
+  status: "queued",
+  vars: "{}",
+  repo_url: null,
+  repo_ref: null,
+  project_path: null,
+  connection_id: null,
+  subject_id: null,
+  parent_subject_id: null,
+  webhook_id: null,
+  delivery_id: null,
+  source: "webhook",
+  actor_user_id: null,
+  actor_kind: "webhook",
+  attempt: 1,
+  metered_attempt: 1,
+  metered: 1,
+  metered_month: "2026-11",
+  failure_code: null,
+  failure_detail: null,
+  cancel_requested: 0,
+  claim_token: null,
+  claimed_by: null,
+  lease_expires_at: null,
+  queued_at: 1,
+  created_at: 1,
+  updated_at: 1,
+  started_at: null,
+  finished_at: null,
 });
 /** A launching delivery of `teamId` under `key`: its run `run_{id}`, its row as launched, and a duplicate's row id. */
 const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
@@ -41,17 +95,23 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
   beforeAll(async () => {
     ts = await openTestStore("postgres");
     const db = ts.store.db;
-    await db.insertInto("orgs").values([
-      { id: "org_l1", name: "l1", created_at: 0, updated_at: 0 },
-      { id: "org_l2", name: "l2", created_at: 0, updated_at: 0 },
-    ] as never).execute();
+    await db
+      .insertInto("orgs")
+      .values([
+        { id: "org_l1", name: "l1", created_at: 0, updated_at: 0 },
+        { id: "org_l2", name: "l2", created_at: 0, updated_at: 0 },
+      ] as never)
+      .execute();
     const team = { status: "active" as const, launch_rate_per_min: 0, max_concurrent_runs: 0, created_at: 0, updated_at: 0 };
-    await db.insertInto("teams").values([
-      { ...team, id: "team_l1a", org_id: "org_l1", name: "l1a" },
-      { ...team, id: "team_l1b", org_id: "org_l1", name: "l1b" },
-      { ...team, id: "team_l1capped", org_id: "org_l1", name: "l1capped", max_concurrent_runs: 3 },
-      { ...team, id: "team_l2", org_id: "org_l2", name: "l2" },
-    ]).execute();
+    await db
+      .insertInto("teams")
+      .values([
+        { ...team, id: "team_l1a", org_id: "org_l1", name: "l1a" },
+        { ...team, id: "team_l1b", org_id: "org_l1", name: "l1b" },
+        { ...team, id: "team_l1capped", org_id: "org_l1", name: "l1capped", max_concurrent_runs: 3 },
+        { ...team, id: "team_l2", org_id: "org_l2", name: "l2" },
+      ])
+      .execute();
   });
   afterAll(() => ts.close());
 
@@ -79,15 +139,25 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     expect(batches).toBe(2);
     expect(answers.slice(0, 8)).toEqual(Array(8).fill({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } }));
     expect(answers.slice(8)).toEqual(Array(3).fill({ admission: { kind: "rate_limited", retryAfterSeconds: 1 } }));
-    expect((await listDeliveries(ts.store.db, "whk_open", 10)).map((d) => d.id).sort()).toEqual(["dlv_open0", "dlv_open1", "dlv_open2", "dlv_open3", "dlv_open4"]);
+    expect((await listDeliveries(ts.store.db, "whk_open", 10)).map((d) => d.id).sort()).toEqual([
+      "dlv_open0",
+      "dlv_open1",
+      "dlv_open2",
+      "dlv_open3",
+      "dlv_open4",
+    ]);
     expect((await listDeliveries(ts.store.db, "whk_tight", 10)).map((d) => d.id).sort()).toEqual(["dlv_tight0", "dlv_tight1"]);
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_tight", "2026-11")).toBe(2);
     expect(await monthlyWebhookCalls(ts.store.db, "org:org_b", "2026-11")).toBe(8);
   });
 
   it("decides a batch's calls by the quotas as one by one: the org's cap, then the webhook's, counting admitted calls alone", async () => {
-    const capped = (webhookId: string, orgMonthlyCalls: number, webhookMonthlyCalls: number): CallLimits =>
-      ({ ...limits(webhookId, 100), orgId: "org_capped", orgMonthlyCalls, webhookMonthlyCalls });
+    const capped = (webhookId: string, orgMonthlyCalls: number, webhookMonthlyCalls: number): CallLimits => ({
+      ...limits(webhookId, 100),
+      orgId: "org_capped",
+      orgMonthlyCalls,
+      webhookMonthlyCalls,
+    });
     const first = ts.store.deliver(capped("whk_c1", 5, 2), { row: row("dlv_c0", "whk_c1") });
     const batch = [
       ...Array.from({ length: 3 }, (_, i) => ts.store.deliver(capped("whk_c1", 5, 2), { row: row(`dlv_c1${i}`, "whk_c1") })),
@@ -129,15 +199,34 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
       return o.kind === "taken" ? `taken:${o.row.id}${o.recorded ? "+row" : ""}` : o.kind === "launched" ? `launched:${o.org_id}` : o.kind;
     });
     expect(outcomes).toEqual([
-      "launched:org_l1", "taken:dlv_l1+row", "taken:dlv_l0+row", "launched:org_l1", "gate", "launched:org_l2", "launched:org_l1", "gate",
-      "taken:dlv_err", "recorded", "taken:dlv_l0+row", "taken:dlv_err", "free",
+      "launched:org_l1",
+      "taken:dlv_l1+row",
+      "taken:dlv_l0+row",
+      "launched:org_l1",
+      "gate",
+      "launched:org_l2",
+      "launched:org_l1",
+      "gate",
+      "taken:dlv_err",
+      "recorded",
+      "taken:dlv_l0+row",
+      "taken:dlv_err",
+      "free",
     ]);
     const runs = await ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("id", "like", "run_dlv_%").orderBy("id").execute();
     expect(runs).toEqual([
-      { id: "run_dlv_l0", org_id: "org_l1" }, { id: "run_dlv_l1", org_id: "org_l1" }, { id: "run_dlv_l2", org_id: "org_l1" },
-      { id: "run_dlv_l4", org_id: "org_l2" }, { id: "run_dlv_l5", org_id: "org_l1" },
+      { id: "run_dlv_l0", org_id: "org_l1" },
+      { id: "run_dlv_l1", org_id: "org_l1" },
+      { id: "run_dlv_l2", org_id: "org_l1" },
+      { id: "run_dlv_l4", org_id: "org_l2" },
+      { id: "run_dlv_l5", org_id: "org_l1" },
     ]);
-    const duplicates = await ts.store.db.selectFrom("webhook_deliveries").select(["id", "status", "run_id", "reason"]).where("status", "=", "duplicate").orderBy("id").execute();
+    const duplicates = await ts.store.db
+      .selectFrom("webhook_deliveries")
+      .select(["id", "status", "run_id", "reason"])
+      .where("status", "=", "duplicate")
+      .orderBy("id")
+      .execute();
     expect(duplicates).toEqual([
       { id: "dup_dlv_l0again", status: "duplicate", run_id: "run_dlv_l0", reason: "duplicate of dlv_l0" },
       { id: "dup_dlv_l1again", status: "duplicate", run_id: "run_dlv_l1", reason: "duplicate of dlv_l1" },
@@ -154,8 +243,11 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     // Waiting for the first: the middle call's row reuses its id, which fails the batch's writes.
     const replayOf = (id: string, key: string) => ts.store.deliver(limits(hook, 10), replay(id, "team_b", key, hook));
     const batch = [
-      deliver("dlv_before"), deliver("dlv_taken").catch((err: unknown) => err), deliver("dlv_after"),
-      replayOf("dlv_rheld", "row|dlv_taken"), replayOf("dlv_rfree", "k-nobody"),
+      deliver("dlv_before"),
+      deliver("dlv_taken").catch((err: unknown) => err),
+      deliver("dlv_after"),
+      replayOf("dlv_rheld", "row|dlv_taken"),
+      replayOf("dlv_rfree", "k-nobody"),
     ];
     const [before, failed, after, held, free] = await Promise.all(batch);
     await first;
@@ -175,7 +267,10 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     const broken = await ts.store.deliver(limits(hook, 10), { row: row("dlv_lost", hook) }).catch((err: unknown) => err);
     spy.mockRestore();
     expect(broken).toEqual(new Error("connection terminated"));
-    expect(await ts.store.deliver(limits(hook, 10), { row: row("dlv_next", hook) })).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
+    expect(await ts.store.deliver(limits(hook, 10), { row: row("dlv_next", hook) })).toEqual({
+      admission: { kind: "admitted" },
+      outcome: { kind: "recorded" },
+    });
     expect((await listDeliveries(ts.store.db, hook, 10)).map((d) => d.id)).toEqual(["dlv_next"]);
   });
 });

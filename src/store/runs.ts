@@ -7,11 +7,38 @@ import type { Db, StoreKind } from "./store.js";
 export type RunRow = Selectable<RunsTable>;
 
 const insertRunRow = compiledInsert<Insertable<RunsTable>>("runs", {
-  id: null, org_id: null, team_id: null, bot_id: null, status: null, vars: null, repo_url: null, repo_ref: null, project_path: null,
-  connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: null,
-  actor_user_id: null, actor_kind: null, attempt: 1, metered_attempt: 0, metered: 0, metered_month: null, failure_code: null,
-  failure_detail: null, cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: null,
-  created_at: null, updated_at: null, started_at: null, finished_at: null,
+  id: null,
+  org_id: null,
+  team_id: null,
+  bot_id: null,
+  status: null,
+  vars: null,
+  repo_url: null,
+  repo_ref: null,
+  project_path: null,
+  connection_id: null,
+  subject_id: null,
+  parent_subject_id: null,
+  webhook_id: null,
+  delivery_id: null,
+  source: null,
+  actor_user_id: null,
+  actor_kind: null,
+  attempt: 1,
+  metered_attempt: 0,
+  metered: 0,
+  metered_month: null,
+  failure_code: null,
+  failure_detail: null,
+  cancel_requested: 0,
+  claim_token: null,
+  claimed_by: null,
+  lease_expires_at: null,
+  queued_at: null,
+  created_at: null,
+  updated_at: null,
+  started_at: null,
+  finished_at: null,
 });
 
 /** Publishes a run: the runs table is the queue. */
@@ -30,7 +57,9 @@ export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStat
   return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
 }
 
-const meterAttempt = new Compiled(`update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`);
+const meterAttempt = new Compiled(
+  `update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`,
+);
 
 /**
  * Marks the run's current attempt as counted, once: true only for the call that flipped it,
@@ -107,7 +136,10 @@ export async function claimNextRun(
 }
 
 export async function insertAttempt(db: Db, row: { id: string; run_id: string; number: number; claimed_by: string; started_at: number }) {
-  await db.insertInto("run_attempts").values({ ...row, status: "running", finished_at: null, failure_code: null }).execute();
+  await db
+    .insertInto("run_attempts")
+    .values({ ...row, status: "running", finished_at: null, failure_code: null })
+    .execute();
 }
 
 /** Extends the lease of a run still held under `token`; undefined when the claim was lost. */
@@ -132,8 +164,13 @@ export async function finishClaimedRun(
   const row = await db
     .updateTable("runs")
     .set({
-      status: end.status, failure_code: end.failureCode, failure_detail: end.detail, claim_token: null,
-      lease_expires_at: null, finished_at: end.now, updated_at: end.now,
+      status: end.status,
+      failure_code: end.failureCode,
+      failure_detail: end.detail,
+      claim_token: null,
+      lease_expires_at: null,
+      finished_at: end.now,
+      updated_at: end.now,
     })
     .where("id", "=", runId)
     .where("claim_token", "=", token)
@@ -159,8 +196,13 @@ export async function reclaimExpiredRuns(db: Db, now: number): Promise<RunRow[]>
   const rows = await db
     .updateTable("runs")
     .set({
-      status: "failed_resumable", failure_code: "RUNNER_LOST", failure_detail: "the runner stopped heartbeating",
-      claim_token: null, lease_expires_at: null, finished_at: now, updated_at: now,
+      status: "failed_resumable",
+      failure_code: "RUNNER_LOST",
+      failure_detail: "the runner stopped heartbeating",
+      claim_token: null,
+      lease_expires_at: null,
+      finished_at: now,
+      updated_at: now,
     })
     // A literal, so the planner can use the partial index of running runs (migration 0009).
     .where("status", "=", sql.lit("running"))
@@ -175,7 +217,16 @@ export async function reclaimExpiredRuns(db: Db, now: number): Promise<RunRow[]>
 export async function failActiveRun(db: Db, runId: string, code: string, detail: string, now: number): Promise<RunRow | undefined> {
   const row = await db
     .updateTable("runs")
-    .set({ status: "failed", failure_code: code, failure_detail: detail, cancel_requested: 1, claim_token: null, lease_expires_at: null, finished_at: now, updated_at: now })
+    .set({
+      status: "failed",
+      failure_code: code,
+      failure_detail: detail,
+      cancel_requested: 1,
+      claim_token: null,
+      lease_expires_at: null,
+      finished_at: now,
+      updated_at: now,
+    })
     .where("id", "=", runId)
     .where("status", "in", ["queued", "running"])
     .returningAll()
@@ -200,12 +251,14 @@ export async function cancelRuns(
     if (match.subjectId) conds.push(eb.or([eb("subject_id", "=", match.subjectId), eb("parent_subject_id", "=", match.subjectId)]));
     return eb.and(conds);
   };
-  const queued = await db.updateTable("runs")
+  const queued = await db
+    .updateTable("runs")
     .set({ status: "cancelled", cancel_requested: 1, failure_code: "CANCELLED", finished_at: now, updated_at: now })
     .where(scope)
     .where("status", "=", "queued")
     .executeTakeFirst();
-  const running = await db.updateTable("runs")
+  const running = await db
+    .updateTable("runs")
     .set({ cancel_requested: 1, updated_at: now })
     .where(scope)
     .where("status", "=", "running")
@@ -240,7 +293,10 @@ export async function sumRunUsage(db: Db, runId: string) {
     .where("run_id", "=", runId)
     .executeTakeFirstOrThrow();
   return {
-    costMicro: Number(row.cost_micro), inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens),
-    aggregateTokens: Number(row.aggregate_tokens), reports: Number(row.reports),
+    costMicro: Number(row.cost_micro),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    aggregateTokens: Number(row.aggregate_tokens),
+    reports: Number(row.reports),
   };
 }

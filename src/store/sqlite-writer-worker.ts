@@ -53,12 +53,14 @@ port.on("message", (message: WriterRequest[] | "stop") => {
   }
   for (const { id, admission, write } of message) {
     inFlight++;
-    group.run((tx) => deliverOnSqlite(tx, admission, write)).then(
-      (value) => answer({ id, answer: value }),
-      (err: unknown) => {
-        const e = err as { message?: unknown; code?: unknown };
-        answer({ id, error: { message: String(e?.message ?? err), ...(typeof e?.code === "string" ? { code: e.code } : {}) } });
-      },
-    );
+    group
+      .run((tx) => deliverOnSqlite(tx, admission, write))
+      .then(
+        (value) => answer({ id, answer: value }),
+        (err: unknown) => {
+          const e = err as { message?: unknown; code?: unknown };
+          answer({ id, error: { message: String(e?.message ?? err), ...(typeof e?.code === "string" ? { code: e.code } : {}) } });
+        },
+      );
   }
 });

@@ -15,25 +15,79 @@ import { WriteLock } from "./write-lock.js";
 const MONTH = "2026-11";
 
 const limits = (webhookId: string, burst = 1000): CallLimits => ({
-  webhookId, orgId: "org_w", rate: 1, burst, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: MONTH, now: 0,
+  webhookId,
+  orgId: "org_w",
+  rate: 1,
+  burst,
+  orgMonthlyCalls: 0,
+  webhookMonthlyCalls: 0,
+  month: MONTH,
+  now: 0,
 });
 
 function row(id: string, teamId: string, key = `row|${id}`): NewDelivery {
   return {
-    id, tenant_id: teamId, webhook_id: "whk_w", provider: "forge_b", status: "filtered", idempotency_key: key, payload_sha256: null,
-    event_kind: null, event_action: null, project_path: null, subject_id: null, subject_sha: null, parent_subject_id: null, source_ip: null,
-    bot_id: null, run_id: null, reason: "filtered", denial_reason: null, forge_delivery_id: null, launched_at: null, failed_at: null,
-    attempts: 0, created_at: 1, updated_at: 1,
+    id,
+    tenant_id: teamId,
+    webhook_id: "whk_w",
+    provider: "forge_b",
+    status: "filtered",
+    idempotency_key: key,
+    payload_sha256: null,
+    event_kind: null,
+    event_action: null,
+    project_path: null,
+    subject_id: null,
+    subject_sha: null,
+    parent_subject_id: null,
+    source_ip: null,
+    bot_id: null,
+    run_id: null,
+    reason: "filtered",
+    denial_reason: null,
+    forge_delivery_id: null,
+    launched_at: null,
+    failed_at: null,
+    attempts: 0,
+    created_at: 1,
+    updated_at: 1,
   };
 }
 
 function run(id: string, teamId: string): RunRow {
   return {
-    id, org_id: "", team_id: teamId, bot_id: "review-pr", status: "queued", vars: "{}", repo_url: null, repo_ref: null, project_path: null,
-    connection_id: null, subject_id: null, parent_subject_id: null, webhook_id: null, delivery_id: null, source: "webhook", actor_user_id: null,
-    actor_kind: "webhook", attempt: 1, metered_attempt: 1, metered: 1, metered_month: MONTH, failure_code: null, failure_detail: null,
-    cancel_requested: 0, claim_token: null, claimed_by: null, lease_expires_at: null, queued_at: 1, created_at: 1, updated_at: 1,
-    started_at: null, finished_at: null,
+    id,
+    org_id: "",
+    team_id: teamId,
+    bot_id: "review-pr",
+    status: "queued",
+    vars: "{}",
+    repo_url: null,
+    repo_ref: null,
+    project_path: null,
+    connection_id: null,
+    subject_id: null,
+    parent_subject_id: null,
+    webhook_id: null,
+    delivery_id: null,
+    source: "webhook",
+    actor_user_id: null,
+    actor_kind: "webhook",
+    attempt: 1,
+    metered_attempt: 1,
+    metered: 1,
+    metered_month: MONTH,
+    failure_code: null,
+    failure_detail: null,
+    cancel_requested: 0,
+    claim_token: null,
+    claimed_by: null,
+    lease_expires_at: null,
+    queued_at: 1,
+    created_at: 1,
+    updated_at: 1,
+    started_at: null,
+    finished_at: null,
   };
 }
 
@@ -49,12 +103,18 @@ describe("a file store's delivery writes on the writer thread", () => {
   beforeAll(async () => {
     ts = await openTestStore("sqlite", "file", { eventLoopLoad: { busy: true } });
     const db = ts.store.db;
-    await db.insertInto("orgs").values({ id: "org_w", name: "w", created_at: 0, updated_at: 0 } as never).execute();
+    await db
+      .insertInto("orgs")
+      .values({ id: "org_w", name: "w", created_at: 0, updated_at: 0 } as never)
+      .execute();
     const team = { org_id: "org_w", status: "active" as const, launch_rate_per_min: 0, created_at: 0, updated_at: 0 };
-    await db.insertInto("teams").values([
-      { ...team, id: "team_free", name: "free", max_concurrent_runs: 0 },
-      { ...team, id: "team_capped", name: "capped", max_concurrent_runs: 3 },
-    ]).execute();
+    await db
+      .insertInto("teams")
+      .values([
+        { ...team, id: "team_free", name: "free", max_concurrent_runs: 0 },
+        { ...team, id: "team_capped", name: "capped", max_concurrent_runs: 3 },
+      ])
+      .execute();
   });
   afterAll(() => ts.close());
 
@@ -78,7 +138,9 @@ describe("a file store's delivery writes on the writer thread", () => {
   });
 
   it("admits exactly the bucket's calls of 200 parallel ones and writes only their rows", async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(limits("whk_bucket", 10), { row: row(`dlv_b${i}`, "team_free") })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => ts.store.deliver(limits("whk_bucket", 10), { row: row(`dlv_b${i}`, "team_free") })),
+    );
     const admitted = answers.flatMap((a, i) => (a.admission.kind === "admitted" ? [`dlv_b${i}`] : []));
     expect(admitted).toHaveLength(10);
     expect(answers.filter((a) => a.admission.kind === "admitted").every((a) => a.outcome?.kind === "recorded")).toBe(true);
@@ -97,7 +159,12 @@ describe("a file store's delivery writes on the writer thread", () => {
   it("takes turns with the event loop's transactions: every write of both lands", async () => {
     const threadWrites = Array.from({ length: 300 }, (_, i) => ts.store.deliver(null, { row: row(`dlv_t${i}`, "team_free") }));
     const loopWrites = Array.from({ length: 300 }, (_, i) =>
-      ts.store.tx((tx) => tx.insertInto("webhook_call_counters").values({ scope: `turns:${i}`, month: MONTH, calls: i }).execute()),
+      ts.store.tx((tx) =>
+        tx
+          .insertInto("webhook_call_counters")
+          .values({ scope: `turns:${i}`, month: MONTH, calls: i })
+          .execute(),
+      ),
     );
     await Promise.all([...threadWrites, ...loopWrites]);
     expect(await ts.store.db.selectFrom("webhook_deliveries").select("id").where("id", "like", "dlv_t%").execute()).toHaveLength(300);
@@ -120,14 +187,21 @@ describe("where a file store writes a delivery", () => {
     // A writer thread that cannot start fails every delivery handed to it: the failures show where each went.
     const load = { busy: false };
     const ts = await openTestStore("sqlite", "file", { eventLoopLoad: load, sqliteWriterEntry: new URL("./no-such-writer.js", import.meta.url) });
-    const deliver = (id: string) => ts.store.deliver(null, { row: row(id, "team_x") }).then(() => "stored", (err: { code?: string }) => err.code);
+    const deliver = (id: string) =>
+      ts.store.deliver(null, { row: row(id, "team_x") }).then(
+        () => "stored",
+        (err: { code?: string }) => err.code,
+      );
     try {
       expect(await deliver("dlv_idle")).toBe("stored");
       load.busy = true;
       expect(await deliver("dlv_busy")).toBe(WRITER_STOPPED);
       load.busy = false;
       expect(await deliver("dlv_idle_again")).toBe("stored");
-      expect((await ts.store.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute()).map((r) => r.id)).toEqual(["dlv_idle", "dlv_idle_again"]);
+      expect((await ts.store.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute()).map((r) => r.id)).toEqual([
+        "dlv_idle",
+        "dlv_idle_again",
+      ]);
     } finally {
       await ts.close();
     }
@@ -165,7 +239,11 @@ describe("a writer thread that stops", () => {
   it("after failures in a row, fails deliveries at once for a while instead of starting a thread for each", async () => {
     const file = path.join(dir, "failing", "service.db");
     const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock());
-    const attempt = () => writer.deliver(null, { row: row("dlv_f", "team_x") }).then(() => "stored", (err: { code?: string }) => err.code);
+    const attempt = () =>
+      writer.deliver(null, { row: row("dlv_f", "team_x") }).then(
+        () => "stored",
+        (err: { code?: string }) => err.code,
+      );
     expect([await attempt(), await attempt()]).toEqual([WRITER_STOPPED, WRITER_STOPPED]);
     // The store exists now, but no thread is started during the pause: the delivery still fails.
     await (await openStore({ databaseUrl: "", sqlitePath: file })).close();

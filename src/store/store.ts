@@ -107,9 +107,11 @@ function openSqlite(options: StoreOptions): Store {
   // holding it pauses every write of the process.
   const checkpointer = onFile ? startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint) : undefined;
   const group = new GroupCommit(db, prepare);
-  const writer = lock && new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock, (err, failed) =>
-    options.log?.error({ err, failed }, "the store's writer thread stopped; its deliveries answered 503, the next one starts a new thread"),
-  );
+  const writer =
+    lock &&
+    new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock, (err, failed) =>
+      options.log?.error({ err, failed }, "the store's writer thread stopped; its deliveries answered 503, the next one starts a new thread"),
+    );
   const deliverHere = (l: CallLimits | null, w: DeliveryWrite) => group.run((tx) => deliverOnSqlite(tx, l, w));
   // Handing a delivery to the writer thread and taking its answer back are two thread wake-ups,
   // each a wait for a core: worth it only when the event loop has no time for the writes itself.
@@ -141,8 +143,7 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     max: options.pgPoolSize ?? 10,
     // bigint columns hold epoch milliseconds and micro-USD: all well inside 2^53.
     types: {
-      getTypeParser: (oid: number, format?: string) =>
-        oid === INT8_OID ? (v: string) => Number(v) : driver.types.getTypeParser(oid, format as "text"),
+      getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? (v: string) => Number(v) : driver.types.getTypeParser(oid, format as "text")),
     } as pg.CustomTypesConfig,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   });

@@ -1,12 +1,6 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
 import type { Db } from "./store.js";
-import type {
-  AccessTokensTable,
-  AuditLogTable,
-  OrgsTable,
-  TeamsTable,
-  UsersTable,
-} from "./schema/tenancy.js";
+import type { AccessTokensTable, AuditLogTable, OrgsTable, TeamsTable, UsersTable } from "./schema/tenancy.js";
 
 export type OrgRow = Selectable<OrgsTable>;
 export type TeamRow = Selectable<TeamsTable>;
@@ -78,7 +72,10 @@ export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefi
 }
 
 export async function countUsers(db: Db): Promise<number> {
-  const row = await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -115,12 +112,7 @@ export async function deleteTeamMember(db: Db, teamId: string, userId: string): 
 }
 
 export async function findOrgRole(db: Db, orgId: string, userId: string): Promise<Role | undefined> {
-  const row = await db
-    .selectFrom("org_members")
-    .select("role")
-    .where("org_id", "=", orgId)
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
+  const row = await db.selectFrom("org_members").select("role").where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
   return row?.role;
 }
 
@@ -204,14 +196,7 @@ export function findAccessTokenByFingerprint(
 }
 
 export function listAccessTokens(db: Db, userId: string): Promise<AccessTokenRow[]> {
-  return db
-    .selectFrom("access_tokens")
-    .selectAll()
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+  return db.selectFrom("access_tokens").selectAll().where("user_id", "=", userId).where("revoked_at", "is", null).orderBy("created_at").orderBy("id").execute();
 }
 
 export async function revokeAccessToken(db: Db, userId: string, id: string, now: number): Promise<boolean> {
@@ -226,12 +211,7 @@ export async function revokeAccessToken(db: Db, userId: string, id: string, now:
 }
 
 /** Revokes a user's tokens of one source, but the one to keep (SERVICE_ADMIN_TOKEN replaced). */
-export async function revokeAccessTokensBySource(
-  db: Db,
-  source: string,
-  keepId: string,
-  now: number,
-): Promise<void> {
+export async function revokeAccessTokensBySource(db: Db, source: string, keepId: string, now: number): Promise<void> {
   await db
     .updateTable("access_tokens")
     .set({ revoked_at: now })
@@ -254,12 +234,5 @@ export async function insertAudit(db: Db, row: Insertable<AuditLogTable>): Promi
 }
 
 export function listAudit(db: Db, targetType: string, targetId: string) {
-  return db
-    .selectFrom("audit_log")
-    .selectAll()
-    .where("target_type", "=", targetType)
-    .where("target_id", "=", targetId)
-    .orderBy("at")
-    .orderBy("id")
-    .execute();
+  return db.selectFrom("audit_log").selectAll().where("target_type", "=", targetType).where("target_id", "=", targetId).orderBy("at").orderBy("id").execute();
 }

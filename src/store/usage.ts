@@ -63,8 +63,14 @@ export async function addOrgSpend(db: Db, orgId: string, month: string, d: Spend
   await db
     .insertInto("org_usage")
     .values({
-      org_id: orgId, month, runs: 0, cost_micro: d.costMicro, input_tokens: d.inputTokens, output_tokens: d.outputTokens,
-      aggregate_tokens: d.aggregateTokens, updated_at: now,
+      org_id: orgId,
+      month,
+      runs: 0,
+      cost_micro: d.costMicro,
+      input_tokens: d.inputTokens,
+      output_tokens: d.outputTokens,
+      aggregate_tokens: d.aggregateTokens,
+      updated_at: now,
     })
     .onConflict((oc) =>
       oc.columns(["org_id", "month"]).doUpdateSet({
@@ -85,21 +91,40 @@ async function count(q: { executeTakeFirstOrThrow(): Promise<{ n: number | strin
 /** The resource counts of the org usage view, each read from its own table. */
 export async function countOrgResources(db: Db, orgId: string, month: string) {
   const teamIds = db.selectFrom("teams").select("id").where("org_id", "=", orgId);
-  const calls = await db
-    .selectFrom("webhook_call_counters")
-    .select("calls")
-    .where("scope", "=", `org:${orgId}`)
-    .where("month", "=", month)
-    .executeTakeFirst();
+  const calls = await db.selectFrom("webhook_call_counters").select("calls").where("scope", "=", `org:${orgId}`).where("month", "=", month).executeTakeFirst();
   return {
     activeRuns: await count(
-      db.selectFrom("runs").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId).where("status", "in", ["queued", "running"]),
+      db
+        .selectFrom("runs")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("org_id", "=", orgId)
+        .where("status", "in", ["queued", "running"]),
     ),
     webhookCalls: Number(calls?.calls ?? 0),
-    apiKeys: await count(db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
-    secrets: await count(db.selectFrom("workflow_secrets").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
-    botBindings: await count(db.selectFrom("org_bots").select((eb) => eb.fn.countAll<number>().as("n")).where("org_id", "=", orgId)),
-    webhooks: await count(db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("tenant_id", "in", teamIds)),
+    apiKeys: await count(
+      db
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("org_id", "=", orgId),
+    ),
+    secrets: await count(
+      db
+        .selectFrom("workflow_secrets")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("org_id", "=", orgId),
+    ),
+    botBindings: await count(
+      db
+        .selectFrom("org_bots")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("org_id", "=", orgId),
+    ),
+    webhooks: await count(
+      db
+        .selectFrom("webhooks")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("tenant_id", "in", teamIds),
+    ),
   };
 }
 

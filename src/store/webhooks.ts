@@ -48,8 +48,14 @@ export function listWebhookRefsOfOrg(db: Db, orgId: string): Promise<WebhookRefs
     .selectFrom("webhooks")
     .innerJoin("teams", "teams.id", "webhooks.tenant_id")
     .select([
-      "webhooks.id", "webhooks.tenant_id", "webhooks.bot_ids", "webhooks.default_bot_id", "webhooks.bot_rules",
-      "webhooks.key_overrides", "webhooks.secret_overrides", "webhooks.forge_token",
+      "webhooks.id",
+      "webhooks.tenant_id",
+      "webhooks.bot_ids",
+      "webhooks.default_bot_id",
+      "webhooks.bot_rules",
+      "webhooks.key_overrides",
+      "webhooks.secret_overrides",
+      "webhooks.forge_token",
     ])
     .where("teams.org_id", "=", orgId)
     .orderBy("webhooks.id")

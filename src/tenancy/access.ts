@@ -1,14 +1,6 @@
 import { ServiceError, notFound } from "../core/errors.js";
 import type { Store } from "../store/store.js";
-import {
-  findOrg,
-  findOrgRole,
-  findTeam,
-  findTeamRole,
-  type OrgRow,
-  type Role,
-  type TeamRow,
-} from "../store/tenancy.js";
+import { findOrg, findOrgRole, findTeam, findTeamRole, type OrgRow, type Role, type TeamRow } from "../store/tenancy.js";
 
 /** Who is calling: the user behind a personal access token. */
 export interface Principal {

@@ -12,10 +12,7 @@ export interface BootstrapDeps {
   tokens: AccessTokens;
 }
 
-export type BootstrapResult =
-  | { kind: "env-token"; created: boolean }
-  | { kind: "minted"; token: string }
-  | { kind: "nothing" };
+export type BootstrapResult = { kind: "env-token"; created: boolean } | { kind: "minted"; token: string } | { kind: "nothing" };
 
 const ADMIN_LOGIN = "admin";
 

@@ -76,7 +76,12 @@ export class TenancyService {
       if (!(await t.findOrg(tx, orgId))) throw notFound("org");
       await t.updateOrg(tx, orgId, { ...orgColumns(input), updated_at: this.deps.clock.now() });
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "org.update", targetType: "org", targetId: orgId, orgId, detail: { fields: Object.keys(input) },
+        actorId: p.userId,
+        action: "org.update",
+        targetType: "org",
+        targetId: orgId,
+        orgId,
+        detail: { fields: Object.keys(input) },
       });
     });
     this.deps.changes.publish({ kind: "org", id: orgId });
@@ -116,7 +121,12 @@ export class TenancyService {
     await this.deps.store.tx(async (tx) => {
       await t.updateTeam(tx, teamId, { ...teamColumns(input), updated_at: this.deps.clock.now() });
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "team.update", targetType: "team", targetId: teamId, orgId: team.org_id, teamId,
+        actorId: p.userId,
+        action: "team.update",
+        targetType: "team",
+        targetId: teamId,
+        orgId: team.org_id,
+        teamId,
         detail: { fields: Object.keys(input) },
       });
     });
@@ -135,10 +145,18 @@ export class TenancyService {
     await this.deps.store.tx(async (tx) => {
       if (await t.findUserByLogin(tx, login)) throw conflict(`login ${login} is taken`);
       await t.insertUser(tx, {
-        id, login, name: input.name === undefined ? login : checkName(input.name), super_admin: input.super_admin ? 1 : 0, created_at: this.deps.clock.now(),
+        id,
+        login,
+        name: input.name === undefined ? login : checkName(input.name),
+        super_admin: input.super_admin ? 1 : 0,
+        created_at: this.deps.clock.now(),
       });
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "user.create", targetType: "user", targetId: id, detail: { login, super_admin: !!input.super_admin },
+        actorId: p.userId,
+        action: "user.create",
+        targetType: "user",
+        targetId: id,
+        detail: { login, super_admin: !!input.super_admin },
       });
     });
     return userView((await t.findUser(this.deps.store.db, id))!);
@@ -153,7 +171,11 @@ export class TenancyService {
       if (!(await t.setUserDeactivated(tx, userId, active ? null : now))) throw notFound("user");
       const revoked = active ? 0 : await t.revokeUserAccessTokens(tx, userId, now);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: active ? "user.reactivate" : "user.deactivate", targetType: "user", targetId: userId, detail: { tokens_revoked: revoked },
+        actorId: p.userId,
+        action: active ? "user.reactivate" : "user.deactivate",
+        targetType: "user",
+        targetId: userId,
+        detail: { tokens_revoked: revoked },
       });
     });
     return userView((await t.findUser(this.deps.store.db, userId))!);
@@ -193,10 +215,7 @@ export class TenancyService {
     return this.changeMembership(p, { kind: "team", id: teamId, orgId: team.org_id, userId, role: null });
   }
 
-  private async changeMembership(
-    p: Principal,
-    m: { kind: "org" | "team"; id: string; orgId: string; userId: string; role: t.Role | null; joinOrg?: boolean },
-  ) {
+  private async changeMembership(p: Principal, m: { kind: "org" | "team"; id: string; orgId: string; userId: string; role: t.Role | null; joinOrg?: boolean }) {
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
       const inOrg = await t.findOrgRole(tx, m.orgId, m.userId);

@@ -65,8 +65,17 @@ export class AccessTokens {
   async store(db: Db, userId: string, token: string, name: string, source: string): Promise<string> {
     const id = this.deps.ids.next("pat");
     await t.insertAccessToken(db, {
-      id, user_id: userId, name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
-      source, created_at: this.deps.clock.now(), expires_at: null, last_used_at: null, revoked_at: null,
+      id,
+      user_id: userId,
+      name,
+      fingerprint: sha256Hex(token),
+      hash: hashToken(token),
+      last4: last4(token),
+      source,
+      created_at: this.deps.clock.now(),
+      expires_at: null,
+      last_used_at: null,
+      revoked_at: null,
     });
     return id;
   }
@@ -81,13 +90,26 @@ export class AccessTokens {
     const now = this.deps.clock.now();
     const id = this.deps.ids.next("pat");
     const row = {
-      id, user_id: userId, name, fingerprint: sha256Hex(token), hash: hashToken(token), last4: last4(token),
-      source, created_at: now, expires_at: days === undefined ? null : now + days * 86_400_000, last_used_at: null, revoked_at: null,
+      id,
+      user_id: userId,
+      name,
+      fingerprint: sha256Hex(token),
+      hash: hashToken(token),
+      last4: last4(token),
+      source,
+      created_at: now,
+      expires_at: days === undefined ? null : now + days * 86_400_000,
+      last_used_at: null,
+      revoked_at: null,
     };
     await this.deps.store.tx(async (tx) => {
       await t.insertAccessToken(tx, row);
       await this.deps.audit.record(tx, {
-        actorId: p.userId, action: "token.create", targetType: "token", targetId: id, detail: { user_id: userId, name },
+        actorId: p.userId,
+        action: "token.create",
+        targetType: "token",
+        targetId: id,
+        detail: { user_id: userId, name },
       });
     });
     return { ...tokenView(row), token };

@@ -35,10 +35,19 @@ export interface TestStore {
  * checkpoint thread), or a new PostgreSQL schema. `sqliteOptions` can fix where a file store
  * writes deliveries.
  */
-export async function openTestStore(kind: StoreKind, sqlitePath = ":memory:", sqliteOptions: Pick<StoreOptions, "eventLoopLoad" | "sqliteWriterEntry"> = {}): Promise<TestStore> {
+export async function openTestStore(
+  kind: StoreKind,
+  sqlitePath = ":memory:",
+  sqliteOptions: Pick<StoreOptions, "eventLoopLoad" | "sqliteWriterEntry"> = {},
+): Promise<TestStore> {
   if (kind === "sqlite") {
     const dir = sqlitePath === "file" ? mkdtempSync(path.join(os.tmpdir(), "store-")) : undefined;
-    const store = await openStore({ databaseUrl: "", sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath, sqliteWriterEntry: WRITER_ENTRY, ...sqliteOptions });
+    const store = await openStore({
+      databaseUrl: "",
+      sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath,
+      sqliteWriterEntry: WRITER_ENTRY,
+      ...sqliteOptions,
+    });
     return {
       store,
       close: async () => {
@@ -99,13 +108,20 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   const clock = new ManualClock();
   const sealer = new Sealer("test", { test: randomBytes(32) });
   const metrics = new Metrics({ processMetrics: false });
-  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log});
+  const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log });
   await bootstrapAdmin({ store, clock, ids: randomIds, tokens: services.tokens }, config.adminToken);
   const routes: TestApp["routes"] = [];
   const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
   await app.ready();
   return {
-    app, services, store, clock, config, adminToken: config.adminToken, logs, routes,
+    app,
+    services,
+    store,
+    clock,
+    config,
+    adminToken: config.adminToken,
+    logs,
+    routes,
     close: async () => {
       await app.close();
       await close();

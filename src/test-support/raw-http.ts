@@ -12,7 +12,9 @@ export interface RawAnswer {
  */
 export async function rawPost(port: number, path: string, headers: Record<string, string>, chunks: string[], opts: { end?: boolean } = {}): Promise<RawAnswer> {
   const chunked = headers["transfer-encoding"] === "chunked";
-  const head = `POST ${path} HTTP/1.1\r\nhost: test\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`;
+  const head = `POST ${path} HTTP/1.1\r\nhost: test\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n`;
   const body = chunks.map((c) => (chunked ? `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n` : c)).join("");
   const answer = await rawExchange(port, head + body + (opts.end !== false && chunked ? "0\r\n\r\n" : ""));
   if (answer === "closed") throw new Error(`POST ${path}: closed without an answer`);

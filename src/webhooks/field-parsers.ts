@@ -12,8 +12,7 @@ export const MAX_VARS = 256;
 export const MAX_VAR_VALUE_BYTES = 4096;
 const MAX_LIST = 500;
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const bool: Parser<boolean> = (v, field) => {
   if (typeof v !== "boolean") throw invalid(field, `${field} must be true or false`);
@@ -33,8 +32,11 @@ export function text(max: number, pattern?: RegExp, hint?: string): Parser<strin
 export function number(opts: { min: number; max: number; exclusiveMin?: boolean; integer?: boolean }): Parser<number> {
   return (v, field) => {
     const ok =
-      typeof v === "number" && Number.isFinite(v) && (!opts.integer || Number.isInteger(v)) &&
-      (opts.exclusiveMin ? v > opts.min : v >= opts.min) && v <= opts.max;
+      typeof v === "number" &&
+      Number.isFinite(v) &&
+      (!opts.integer || Number.isInteger(v)) &&
+      (opts.exclusiveMin ? v > opts.min : v >= opts.min) &&
+      v <= opts.max;
     if (!ok) {
       const kind = opts.integer ? "a whole number" : "a number";
       const low = opts.exclusiveMin ? `greater than ${opts.min}` : `at least ${opts.min}`;

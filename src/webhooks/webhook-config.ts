@@ -8,9 +8,14 @@ export const PROVIDERS: readonly ProviderName[] = ["forge_a", "forge_b", "forge_
 
 /** Aliases accepted on input; stored and returned as the canonical spec names. */
 export const PROVIDER_ALIASES: Record<string, ProviderName> = {
-  forge_a: "forge_a", gitlab: "forge_a",
-  forge_b: "forge_b", github: "forge_b",
-  forge_c: "forge_c", forgejo: "forge_c", gitea: "forge_c", gogs: "forge_c",
+  forge_a: "forge_a",
+  gitlab: "forge_a",
+  forge_b: "forge_b",
+  github: "forge_b",
+  forge_c: "forge_c",
+  forgejo: "forge_c",
+  gitea: "forge_c",
+  gogs: "forge_c",
   generic: "generic",
 };
 

@@ -15,8 +15,14 @@ function fieldOf(fn: () => unknown): string | undefined {
 
 describe("parseProvider", () => {
   it.each([
-    ["forge_a", "forge_a"], ["gitlab", "forge_a"], ["GitHub", "forge_b"], ["forge_b", "forge_b"],
-    ["forgejo", "forge_c"], ["gitea", "forge_c"], ["forge_c", "forge_c"], ["generic", "generic"],
+    ["forge_a", "forge_a"],
+    ["gitlab", "forge_a"],
+    ["GitHub", "forge_b"],
+    ["forge_b", "forge_b"],
+    ["forgejo", "forge_c"],
+    ["gitea", "forge_c"],
+    ["forge_c", "forge_c"],
+    ["generic", "generic"],
   ])("%s is %s", (alias, canonical) => {
     expect(parseProvider(alias)).toBe(canonical);
   });
@@ -32,24 +38,52 @@ describe("parseWebhookFields", () => {
   it("accepts and normalises the table's fields", () => {
     expect(
       ok({
-        name: " Reviews ", rate: 0.5, burst: 1, monthly_call_limit: 0, overlap: "supersede", min_replier_role: "maintainer",
-        review_request_logins: ["@svc-bot", "other"], forge_base_url: "https://git.example.com/", retry_jitter: null,
+        name: " Reviews ",
+        rate: 0.5,
+        burst: 1,
+        monthly_call_limit: 0,
+        overlap: "supersede",
+        min_replier_role: "maintainer",
+        review_request_logins: ["@svc-bot", "other"],
+        forge_base_url: "https://git.example.com/",
+        retry_jitter: null,
         bot_rules: [{ bot_id: "review-pr", events: ["pull_request"], commands: { "/re-review": "when_args_empty" } }],
-        launch_vars: { PR_MODE: "inline", _x1: "" }, project_allowlist: ["acme/api", "acme/*", "*"],
+        launch_vars: { PR_MODE: "inline", _x1: "" },
+        project_allowlist: ["acme/api", "acme/*", "*"],
       }),
     ).toMatchObject({
-      name: "Reviews", rate: 0.5, review_request_logins: ["svc-bot", "other"], forge_base_url: "https://git.example.com",
-      bot_rules: [{
-        bot_id: "review-pr", events: ["pull_request"], commands: { "re-review": "when_args_empty" },
-        author_allowlist: [], author_denylist: [], author_scope: "shared", label_filter: [], launch_vars: {},
-      }],
+      name: "Reviews",
+      rate: 0.5,
+      review_request_logins: ["svc-bot", "other"],
+      forge_base_url: "https://git.example.com",
+      bot_rules: [
+        {
+          bot_id: "review-pr",
+          events: ["pull_request"],
+          commands: { "re-review": "when_args_empty" },
+          author_allowlist: [],
+          author_denylist: [],
+          author_scope: "shared",
+          label_filter: [],
+          launch_vars: {},
+        },
+      ],
       project_allowlist: ["acme/api", "acme/*", "*"],
     });
   });
 
   it.each([
-    ["id"], ["tenant_id"], ["provider"], ["token_last4"], ["token"], ["token_hash"], ["sealed_secret"],
-    ["provisioned_by"], ["created_at"], ["updated_at"], ["delivery_url"],
+    ["id"],
+    ["tenant_id"],
+    ["provider"],
+    ["token_last4"],
+    ["token"],
+    ["token_hash"],
+    ["sealed_secret"],
+    ["provisioned_by"],
+    ["created_at"],
+    ["updated_at"],
+    ["delivery_url"],
   ])("refuses read-only %s by name", (field) => {
     expect(fieldOf(() => ok({ [field]: "x" }))).toBe(field);
   });
@@ -110,7 +144,10 @@ describe("parseWebhookFields", () => {
 
   it("clears nullable fields with null or an empty string", () => {
     expect(ok({ forge_base_url: "", default_bot_id: null, bot_rules: null, retry_max_attempts: null })).toEqual({
-      forge_base_url: null, default_bot_id: null, bot_rules: null, retry_max_attempts: null,
+      forge_base_url: null,
+      default_bot_id: null,
+      bot_rules: null,
+      retry_max_attempts: null,
     });
   });
 });

@@ -1,24 +1,30 @@
 import { checkName } from "../core/names.js";
 import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
-import {
-  bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser,
-} from "./field-parsers.js";
-import {
-  PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig,
-} from "./webhook-config.js";
+import { bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser } from "./field-parsers.js";
+import { PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 
 /** Fields a caller may set on create and change with PATCH. */
-export type EditableField = Exclude<
-  keyof WebhookConfig,
-  "id" | "tenant_id" | "provider" | "token_last4" | "provisioned_by" | "created_at" | "updated_at"
->;
+export type EditableField = Exclude<keyof WebhookConfig, "id" | "tenant_id" | "provider" | "token_last4" | "provisioned_by" | "created_at" | "updated_at">;
 export type WebhookFields = Partial<Pick<WebhookConfig, EditableField>>;
 
 /** Fields the service owns; naming one in a body is refused, never silently ignored. */
 export const READ_ONLY_FIELDS = new Set([
-  "id", "tenant_id", "provider", "token_last4", "provisioned_by", "created_at", "updated_at", "delivery_url",
-  "token", "token_hash", "token_fingerprint", "sealed_secret", "sealed_blob", "secret", "hmac_secret",
+  "id",
+  "tenant_id",
+  "provider",
+  "token_last4",
+  "provisioned_by",
+  "created_at",
+  "updated_at",
+  "delivery_url",
+  "token",
+  "token_hash",
+  "token_fingerprint",
+  "sealed_secret",
+  "sealed_blob",
+  "secret",
+  "hmac_secret",
 ]);
 
 const PROVIDER_KEY_RE = /^[a-z0-9][a-z0-9_.-]{0,31}$/;

@@ -60,9 +60,23 @@ export function secretsFromRow(r: WebhookRow): WebhookSecrets {
   };
 }
 
-type EditableColumns = Pick<WebhooksTable, Exclude<keyof WebhooksTable,
-  "id" | "tenant_id" | "provider" | "provisioned_by" | "token_hash" | "token_fingerprint" | "token_last4" |
-  "sealed_key_id" | "sealed_blob" | "created_at" | "updated_at">>;
+type EditableColumns = Pick<
+  WebhooksTable,
+  Exclude<
+    keyof WebhooksTable,
+    | "id"
+    | "tenant_id"
+    | "provider"
+    | "provisioned_by"
+    | "token_hash"
+    | "token_fingerprint"
+    | "token_last4"
+    | "sealed_key_id"
+    | "sealed_blob"
+    | "created_at"
+    | "updated_at"
+  >
+>;
 
 /** Columns of the editable fields (a whole config or a partial patch); names match one to one. */
 export function columnsOf(c: Partial<EditableConfig>): Partial<EditableColumns> {
@@ -84,4 +98,3 @@ export function secretColumns(s: WebhookSecrets) {
     sealed_blob: s.sealed_secret?.blob ?? null,
   };
 }
-

@@ -16,9 +16,19 @@ function failure(provider: ProviderName, patch: Partial<EditableConfig>): string
 describe("webhook defaults", () => {
   it("follows the spec table", () => {
     expect(webhookDefaults("forge_a")).toMatchObject({
-      sign_mode: "token", rate: 1.0, burst: 10, monthly_call_limit: 0, review_on_sync: false, overlap: "",
-      min_replier_role: "developer", event_allowlist: [], enabled: true, wildcard_bots: false, bot_rules: null,
-      branch_improve_as_pr: false, auto_implement_on_open: false,
+      sign_mode: "token",
+      rate: 1.0,
+      burst: 10,
+      monthly_call_limit: 0,
+      review_on_sync: false,
+      overlap: "",
+      min_replier_role: "developer",
+      event_allowlist: [],
+      enabled: true,
+      wildcard_bots: false,
+      bot_rules: null,
+      branch_improve_as_pr: false,
+      auto_implement_on_open: false,
     });
     expect(webhookDefaults("forge_b").sign_mode).toBe("hmac");
     expect(webhookDefaults("forge_c").sign_mode).toBe("hmac");
@@ -52,7 +62,10 @@ describe("checkWebhookRules", () => {
   it("lists every named bot with the field naming it", () => {
     const c = { ...webhookDefaults("forge_b"), bot_ids: ["review-pr", "x"], default_bot_id: "x", bot_rules: [rule("y")] };
     expect(namedBotIds(c)).toEqual([
-      { id: "review-pr", field: "bot_ids.0" }, { id: "x", field: "bot_ids.1" }, { id: "x", field: "default_bot_id" }, { id: "y", field: "bot_rules.0.bot_id" },
+      { id: "review-pr", field: "bot_ids.0" },
+      { id: "x", field: "bot_ids.1" },
+      { id: "x", field: "default_bot_id" },
+      { id: "y", field: "bot_rules.0.bot_id" },
     ]);
     expect(namedBotIds({ ...c, bot_ids: ["*"], default_bot_id: null, bot_rules: null })).toEqual([]);
   });
@@ -66,6 +79,13 @@ describe("checkWebhookRules", () => {
 
 function rule(bot_id: string) {
   return {
-    bot_id, events: [], commands: {}, author_allowlist: [], author_denylist: [], author_scope: "shared" as const, label_filter: [], launch_vars: {},
+    bot_id,
+    events: [],
+    commands: {},
+    author_allowlist: [],
+    author_denylist: [],
+    author_scope: "shared" as const,
+    label_filter: [],
+    launch_vars: {},
   };
 }

@@ -86,5 +86,4 @@ export function namedBotIds(c: Pick<WebhookConfig, "bot_ids" | "default_bot_id" 
  * Whether the token plaintext is sealed beside its hash: hmac configs need it to verify
  * signatures, and generic configs keep it too so they can switch to hmac without a rotate.
  */
-export const sealsSecret = (provider: ProviderName, signMode: WebhookConfig["sign_mode"]) =>
-  signMode === "hmac" || provider === "generic";
+export const sealsSecret = (provider: ProviderName, signMode: WebhookConfig["sign_mode"]) => signMode === "hmac" || provider === "generic";

@@ -74,8 +74,14 @@ export class WebhookService {
       await this.checkReferences(tx, team, config, Object.keys(config));
       await w.insertWebhook(tx, {
         ...(columnsOf(config) as Required<ReturnType<typeof columnsOf>>),
-        id, tenant_id: teamId, provider, provisioned_by: options.provisionedBy ?? null,
-        token_last4: minted.last4, ...secretColumns(minted.secrets), created_at: now, updated_at: now,
+        id,
+        tenant_id: teamId,
+        provider,
+        provisioned_by: options.provisionedBy ?? null,
+        token_last4: minted.last4,
+        ...secretColumns(minted.secrets),
+        created_at: now,
+        updated_at: now,
       });
       await this.audit(tx, p, team, "webhook.create", id, { provider, name: config.name, ...(wildcard && { wildcard_bots: true }) });
     });
@@ -190,7 +196,13 @@ export class WebhookService {
 
   private audit(db: Db, p: Principal, team: TeamRow, action: string, webhookId: string, detail: Record<string, unknown>) {
     return this.deps.audit.record(db, {
-      actorId: p.userId, action, targetType: "webhook", targetId: webhookId, orgId: team.org_id, teamId: team.id, detail,
+      actorId: p.userId,
+      action,
+      targetType: "webhook",
+      targetId: webhookId,
+      orgId: team.org_id,
+      teamId: team.id,
+      detail,
     });
   }
 

@@ -73,7 +73,9 @@ describe("1,000 silent, 1,000 idle keep-alive, 100 slowloris and 20 never-readin
         peakRss = Math.max(peakRss, svc.rssBytes());
         await sleep(250);
       }
-      console.log(`healthz ${latencies.map((l) => l.toFixed(0)).join(" ")} ms: max ${Math.max(...latencies).toFixed(1)} ms, median ${median(latencies).toFixed(1)} ms; RSS peak ${mb(peakRss)}; pipelining connections opened ${pipes.opened()}`);
+      console.log(
+        `healthz ${latencies.map((l) => l.toFixed(0)).join(" ")} ms: max ${Math.max(...latencies).toFixed(1)} ms, median ${median(latencies).toFixed(1)} ms; RSS peak ${mb(peakRss)}; pipelining connections opened ${pipes.opened()}`,
+      );
       expect(Math.max(...latencies)).toBeLessThan(100);
       expect(peakRss).toBeLessThan(BENCH_PEAK_RSS + 64 * MiB);
       expect(pipes.opened()).toBeGreaterThan(20);

@@ -51,14 +51,27 @@ async function storm(services: Service[], send: (base: string, agent: ReturnType
 function overlap(replies: Reply[]) {
   const lastSent = Math.max(...replies.map((r) => r.sentAt));
   const firstAnswer = Math.min(...replies.map((r) => r.answeredAt));
-  const events = replies.flatMap((r) => [[r.sentAt, 1], [r.answeredAt, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const events = replies
+    .flatMap(
+      (r) =>
+        [
+          [r.sentAt, 1],
+          [r.answeredAt, -1],
+        ] as const,
+    )
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let inFlight = 0;
   let peak = 0;
   for (const [, step] of events) {
     inFlight += step;
     peak = Math.max(peak, inFlight);
   }
-  return { allSentBeforeFirstAnswer: lastSent < firstAnswer, lastSentMs: lastSent - Math.min(...replies.map((r) => r.sentAt)), firstAnswerMs: firstAnswer - Math.min(...replies.map((r) => r.sentAt)), peak };
+  return {
+    allSentBeforeFirstAnswer: lastSent < firstAnswer,
+    lastSentMs: lastSent - Math.min(...replies.map((r) => r.sentAt)),
+    firstAnswerMs: firstAnswer - Math.min(...replies.map((r) => r.sentAt)),
+    peak,
+  };
 }
 
 function tally(replies: Reply[]) {
@@ -66,7 +79,10 @@ function tally(replies: Reply[]) {
   const count = (s: string) => bodies.filter((b) => b.status === s).length;
   const launched = bodies.filter((b) => b.status === "launched");
   return {
-    non200: replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`).slice(0, 5),
+    non200: replies
+      .filter((r) => r.status !== 200)
+      .map((r) => `${r.status} ${r.text}`)
+      .slice(0, 5),
     launched: launched.length,
     duplicate: count("duplicate"),
     runIds: new Set(bodies.map((b) => b.run_id)),
@@ -79,14 +95,24 @@ function tally(replies: Reply[]) {
  * the key held by now, so these take the replay's path (the key check and the duplicate's row
  * alone), and none launches.
  */
-async function checkOne(label: string, services: Service[], hook: Hook, store: { sqliteFile?: string; pgUrl?: string }, send: (base: string, agent: ReturnType<typeof keepAlive>) => Promise<Reply>) {
+async function checkOne(
+  label: string,
+  services: Service[],
+  hook: Hook,
+  store: { sqliteFile?: string; pgUrl?: string },
+  send: (base: string, agent: ReturnType<typeof keepAlive>) => Promise<Reply>,
+) {
   const t0 = Date.now();
   const replies = await storm(services, send);
   const t = tally(replies);
   const o = overlap(replies);
   const runs = await runsOfWebhook(store, hook.id);
-  console.log(`duplicates ${label}: ${N} concurrent identical → launched ${t.launched}, duplicate ${t.duplicate}, run rows ${runs.length}, distinct run_ids ${t.runIds.size} (${Date.now() - t0} ms)`);
-  console.log(`  in flight together: last sent at ${o.lastSentMs.toFixed(1)} ms, first answer at ${o.firstAnswerMs.toFixed(1)} ms, at most ${o.peak} in flight`);
+  console.log(
+    `duplicates ${label}: ${N} concurrent identical → launched ${t.launched}, duplicate ${t.duplicate}, run rows ${runs.length}, distinct run_ids ${t.runIds.size} (${Date.now() - t0} ms)`,
+  );
+  console.log(
+    `  in flight together: last sent at ${o.lastSentMs.toFixed(1)} ms, first answer at ${o.firstAnswerMs.toFixed(1)} ms, at most ${o.peak} in flight`,
+  );
   if (t.non200.length) for (const s of services) console.log(`service :${s.port} errors:\n${errorLines(s)}`);
   expect(t.non200).toEqual([]);
   expect(o).toMatchObject({ allSentBeforeFirstAnswer: true, peak: N });
@@ -100,7 +126,9 @@ async function checkOne(label: string, services: Service[], hook: Hook, store: {
   const again = tally(againReplies);
   expect(overlap(againReplies)).toMatchObject({ allSentBeforeFirstAnswer: true, peak: N });
   const rows = await deliveryStatusCounts(store, hook.id);
-  console.log(`duplicates ${label}: ${N} more after it → launched ${again.launched}, duplicate ${again.duplicate}, delivery rows ${JSON.stringify(rows)} (${Date.now() - t1} ms)`);
+  console.log(
+    `duplicates ${label}: ${N} more after it → launched ${again.launched}, duplicate ${again.duplicate}, delivery rows ${JSON.stringify(rows)} (${Date.now() - t1} ms)`,
+  );
   expect(again.non200).toEqual([]);
   expect(again.launched).toBe(0);
   expect([...again.runIds]).toEqual([t.launchedRunId]);

@@ -61,7 +61,11 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
       const team = await createTeam(a, org, { max_concurrent_runs: 5 });
       const token = await teamAdminToken(a, team);
       const before = (await usage(base, org)).runs_this_month;
-      const replies = await parallel(svcs, (b, agent) => api(b, token, agent).call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} }).then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply));
+      const replies = await parallel(svcs, (b, agent) =>
+        api(b, token, agent)
+          .call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })
+          .then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply),
+      );
       const by = codes(replies);
       const after = await usage(base, org);
       const runs = await api(base, token).get(`/api/teams/${team.id}/runs?limit=500`);
@@ -78,7 +82,11 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
       const team = await createTeam(a, org);
       const token = await teamAdminToken(a, team);
       const before = (await usage(base, org)).runs_this_month;
-      const replies = await parallel(svcs, (b, agent) => api(b, token, agent).call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} }).then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply));
+      const replies = await parallel(svcs, (b, agent) =>
+        api(b, token, agent)
+          .call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })
+          .then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply),
+      );
       const by = codes(replies);
       const after = await usage(base, org);
       report("MonthlyRunQuota", 3, by["201"] ?? 0, by, "runs_this_month", before, after.runs_this_month);
@@ -92,7 +100,11 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
       const team = await createTeam(a, org, { launch_rate_per_min: 10 });
       const token = await teamAdminToken(a, team);
       const t0 = Date.now();
-      const replies = await parallel(svcs, (b, agent) => api(b, token, agent).call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} }).then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply));
+      const replies = await parallel(svcs, (b, agent) =>
+        api(b, token, agent)
+          .call("POST", "/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })
+          .then((r) => ({ status: r.status, text: JSON.stringify(r.body) }) as Reply),
+      );
       const refill = Math.floor(((Date.now() - t0) / 60_000) * 10);
       const by = codes(replies);
       const after = await usage(base, org);
@@ -112,7 +124,9 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
         const org = await createOrg(a, orgBody);
         const team = await createTeam(a, org);
         const hook = await createHook(a, team, { provider: "generic", rate: 10_000, burst: 100_000, ...hookBody });
-        const replies = await parallel(svcs, (b, agent, i) => sendGeneric(b, hook, { bot: "review-pr", vars: {}, idempotency_key: `q-${i}-${randomUUID()}` }, agent));
+        const replies = await parallel(svcs, (b, agent, i) =>
+          sendGeneric(b, hook, { bot: "review-pr", vars: {}, idempotency_key: `q-${i}-${randomUUID()}` }, agent),
+        );
         const by = codes(replies);
         const after = await usage(base, org);
         report(name, 7, by["200 launched"] ?? 0, by, "webhook_calls_this_month", 0, after.webhook_calls_this_month);
@@ -127,7 +141,9 @@ function suite(label: string, boot: () => Promise<Service[]>, shutdown: () => Pr
       const org = await createOrg(a, { monthly_webhook_calls: 1_000_000 });
       const team = await createTeam(a, org);
       const hook = await createHook(a, team, { provider: "generic", rate: 0.001, burst: 10 });
-      const replies = await parallel(svcs, (b, agent, i) => sendGeneric(b, hook, { bot: "review-pr", vars: {}, idempotency_key: `b-${i}-${randomUUID()}` }, agent));
+      const replies = await parallel(svcs, (b, agent, i) =>
+        sendGeneric(b, hook, { bot: "review-pr", vars: {}, idempotency_key: `b-${i}-${randomUUID()}` }, agent),
+      );
       const by = codes(replies);
       const after = await usage(base, org);
       report("webhook bucket", 10, by["200 launched"] ?? 0, by, "webhook_calls_this_month", 0, after.webhook_calls_this_month);

@@ -54,7 +54,12 @@ function postOverLimit(port: number, path: string, headers: Record<string, strin
       resolve({ status: m ? Number(m[1]) : 0, text: data.slice(data.indexOf("\r\n\r\n") + 4) });
     };
     const timer = setTimeout(done, 60_000);
-    const head = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`];
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      "Host: 127.0.0.1",
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`,
+    ];
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     const write = async () => {
       sock.write(`${head.join("\r\n")}\r\n\r\n`);
@@ -148,7 +153,8 @@ describe("malformed input: 10,000 generated requests against one live service (S
       const cat = byCategory[g.category]!;
       cat[key] = (cat[key] ?? 0) + 1;
       // A bad signature or token may be answered 401, or 200 "invalid" for a body with nothing to verify, but never launch.
-      if (g.category === "bad-signature" && /"status":"(launched|duplicate)"/.test(text)) launchedUnproven.push({ i, category: g.category, status, text: text.slice(0, 300) });
+      if (g.category === "bad-signature" && /"status":"(launched|duplicate)"/.test(text))
+        launchedUnproven.push({ i, category: g.category, status, text: text.slice(0, 300) });
       if (status >= 500) fivexx.push({ i, category: g.category, status, text: text.slice(0, 300) });
     };
     const worker = async () => {
@@ -171,7 +177,12 @@ describe("malformed input: 10,000 generated requests against one live service (S
     await sampler;
     const rssEnd = svc.rssBytes();
     const rssPeak = Math.max(...rss.map((s) => s.bytes), rssEnd);
-    const health = svc.alive() ? await request(`${svc.base}/healthz`, { timeoutMs: 5000 }).then((r) => r.status, () => 0) : 0;
+    const health = svc.alive()
+      ? await request(`${svc.base}/healthz`, { timeoutMs: 5000 }).then(
+          (r) => r.status,
+          () => 0,
+        )
+      : 0;
 
     console.log(
       `malformed input: sent ${sent} in ${((Date.now() - t0) / 1000).toFixed(1)} s (seed ${SEED}), 5xx ${fivexx.length}, ` +
@@ -179,7 +190,10 @@ describe("malformed input: 10,000 generated requests against one live service (S
         `RSS start ${(rssStart / MB).toFixed(0)} MB, at 50% ${(rssAt(0.5) / MB).toFixed(0)} MB, peak ${(rssPeak / MB).toFixed(0)} MB, end ${(rssEnd / MB).toFixed(0)} MB`,
     );
     console.log("  answers by category:", JSON.stringify(byCategory));
-    console.log("  over the limit (26 MiB):", JSON.stringify(overLimit.map((o) => `${o.chunked ? "chunked" : "declared"} → ${o.status || "closed"} ${o.text.slice(0, 120)}`)));
+    console.log(
+      "  over the limit (26 MiB):",
+      JSON.stringify(overLimit.map((o) => `${o.chunked ? "chunked" : "declared"} → ${o.status || "closed"} ${o.text.slice(0, 120)}`)),
+    );
     if (fivexx.length) {
       console.log("  first 5xx (replay: generate(seed, i, hooks)):", fivexx.slice(0, 5));
       console.log(`  service errors:\n${errorLines(svc, 5)}`);

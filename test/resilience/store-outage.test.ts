@@ -113,16 +113,26 @@ describe.skipIf(!pgAvailable())("store outage: PostgreSQL stopped for 10 s under
         `connection failures ${samples.filter((s) => s.status === 0).length}, other 5xx ${bad5xx.length}, ` +
         `recovered ${Number.isNaN(recovered) ? "never" : `${recovered - up} ms`} after PostgreSQL was back, same pid ${svc.pid === pid && svc.alive()}`,
     );
-    console.log(`  answers inside the outage ${JSON.stringify(tally(within))}, whole run ${JSON.stringify(tally(samples))}, /readyz inside the outage ${JSON.stringify(tally(readyDuring))}`);
+    console.log(
+      `  answers inside the outage ${JSON.stringify(tally(within))}, whole run ${JSON.stringify(tally(samples))}, /readyz inside the outage ${JSON.stringify(tally(readyDuring))}`,
+    );
     const odd = within.filter((s) => s.status !== 503);
     if (odd.length || bad5xx.length) {
-      console.log("  first non-503 answers inside the outage:", odd.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`));
-      console.log("  first other 5xx:", bad5xx.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`));
+      console.log(
+        "  first non-503 answers inside the outage:",
+        odd.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`),
+      );
+      console.log(
+        "  first other 5xx:",
+        bad5xx.slice(0, 3).map((s) => `${s.status} ${s.text.slice(0, 300)}`),
+      );
       console.log(`  service errors:\n${errorLines(svc, 3)}`);
     }
 
     if (!svc.alive()) {
-      console.log(`  the service process DIED during the outage (exit code ${svc.proc.exitCode}, signal ${svc.proc.signalCode}); its last output:\n${svc.output().slice(-3000)}`);
+      console.log(
+        `  the service process DIED during the outage (exit code ${svc.proc.exitCode}, signal ${svc.proc.signalCode}); its last output:\n${svc.output().slice(-3000)}`,
+      );
     }
     expect(svc.alive()).toBe(true);
     expect(svc.pid).toBe(pid);

@@ -40,7 +40,8 @@ describe.each(storeKinds())("bot catalog API on %s", (kind) => {
 
   it("keeps a bot a webhook names", async () => {
     await seed.orgAdmin.api.post(path, { id: "in-use", name: "x" });
-    const hook = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["in-use"], default_bot_id: "in-use" })).body.config;
+    const hook = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "generic", bot_ids: ["in-use"], default_bot_id: "in-use" }))
+      .body.config;
     const r = await seed.orgAdmin.api.delete(`${path}/in-use`);
     expect(r.status).toBe(409);
     expect(r.body.detail).toContain(hook.id);

@@ -106,11 +106,16 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
       expect(member.status, `${r.name} member`).toBe(r.write ? 403 : 200);
       if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required" });
       // A member's listing holds this team's records only, values never.
-      else for (const item of Object.values(member.body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
-        expect(item.id, r.name).toMatch(/^(key|sec)_/);
-        expect(item.value ?? item.secret, r.name).toBeUndefined();
-      }
-      for (const [who, api] of [["team admin", seed.teamAdmin.api], ["org admin", seed.orgAdmin.api], ["super-admin", seed.admin]] as const) {
+      else
+        for (const item of Object.values(member.body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
+          expect(item.id, r.name).toMatch(/^(key|sec)_/);
+          expect(item.value ?? item.secret, r.name).toBeUndefined();
+        }
+      for (const [who, api] of [
+        ["team admin", seed.teamAdmin.api],
+        ["org admin", seed.orgAdmin.api],
+        ["super-admin", seed.admin],
+      ] as const) {
         const res = await r.call(api);
         expect(ok(res.status), `${r.name} ${who}: ${res.status}`).toBe(true);
       }
@@ -131,7 +136,10 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     const orgKeyIds = listed.body.keys.map((k: { id: string }) => k.id);
     expect(orgKeyIds.length).toBeGreaterThan(0);
     for (const k of listed.body.keys) expect(k.secret).toBeUndefined();
-    expect((await seed.teamAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body).toEqual({ error: "forbidden", detail: "org admin role required" });
+    expect((await seed.teamAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body).toEqual({
+      error: "forbidden",
+      detail: "org admin role required",
+    });
     expect((await seed.teamAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(403);
     expect((await seed.orgAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(204);
     expect((await seed.admin.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(204);

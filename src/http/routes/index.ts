@@ -13,4 +13,15 @@ import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
 /** Every route file, registered in this order. */
-export const routeModules: RouteModule[] = [registerSystemRoutes, registerOrgRoutes, registerTeamRoutes, registerUserRoutes, registerWebhookRoutes, registerCredentialRoutes, registerBotRoutes, registerRunRoutes, registerUsageRoutes, registerWebhookDeliveryRoutes];
+export const routeModules: RouteModule[] = [
+  registerSystemRoutes,
+  registerOrgRoutes,
+  registerTeamRoutes,
+  registerUserRoutes,
+  registerWebhookRoutes,
+  registerCredentialRoutes,
+  registerBotRoutes,
+  registerRunRoutes,
+  registerUsageRoutes,
+  registerWebhookDeliveryRoutes,
+];

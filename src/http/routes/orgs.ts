@@ -32,9 +32,7 @@ export function registerOrgRoutes(app: App, s: Services): void {
     reply.code(201).send(await s.tenancy.createOrg(req.principal, req.body)),
   );
   app.get("/api/admin/orgs", { schema: { tags } }, async (req) => ({ orgs: await s.tenancy.listOrgs(req.principal) }));
-  app.get("/api/admin/orgs/:id", { schema: { tags, params: OrgParams } }, async (req) =>
-    s.tenancy.getOrg(req.principal, req.params.id),
-  );
+  app.get("/api/admin/orgs/:id", { schema: { tags, params: OrgParams } }, async (req) => s.tenancy.getOrg(req.principal, req.params.id));
   app.patch("/api/admin/orgs/:id", { schema: { tags, params: OrgParams, body: OrgPatch } }, async (req) =>
     s.tenancy.updateOrg(req.principal, req.params.id, req.body),
   );

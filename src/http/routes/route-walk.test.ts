@@ -45,7 +45,14 @@ describe("every registered route", () => {
     await admin.put(`/api/teams/${teamB.id}/members/${user.id}`, { role: "admin" });
     const intruder = client(t.app, (await admin.post(`/api/admin/users/${user.id}/tokens`, { name: "t" })).body.token);
 
-    const idFor: Record<string, string> = { "/api/admin/orgs": org.id, "/api/orgs": org.id, "/api/teams": team.id, "/api/runs": run, "/api/users/me/tokens": memberToken, "/api/admin/users": member.id };
+    const idFor: Record<string, string> = {
+      "/api/admin/orgs": org.id,
+      "/api/orgs": org.id,
+      "/api/teams": team.id,
+      "/api/runs": run,
+      "/api/users/me/tokens": memberToken,
+      "/api/admin/users": member.id,
+    };
     const bodies: Record<string, unknown> = {
       "POST /api/admin/orgs": { name: "x" },
       "PATCH /api/admin/orgs/:id": { status: "suspended" },
@@ -69,7 +76,9 @@ describe("every registered route", () => {
     for (const r of t.routes) {
       const key = `${r.method} ${r.url}`;
       if (PUBLIC.has(key) || own.has(key)) continue;
-      const prefix = Object.keys(idFor).filter((p) => r.url.startsWith(`${p}/:id`)).sort((a, b) => b.length - a.length)[0];
+      const prefix = Object.keys(idFor)
+        .filter((p) => r.url.startsWith(`${p}/:id`))
+        .sort((a, b) => b.length - a.length)[0];
       const url = r.url
         .replace(":id", prefix ? idFor[prefix]! : ":id")
         // Promoting itself, or removing someone of org A.
@@ -114,4 +123,3 @@ describe("every registered route", () => {
     expect(r.body).toMatchObject({ error: "not_found" });
   });
 });
-

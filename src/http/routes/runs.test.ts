@@ -27,12 +27,24 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
 
   it("lets a team member launch a run: 201 with the queued run", async () => {
     const r = await s.member.api.post("/api/runs", {
-      team_id: s.team.id, bot: "review-pr", vars: { pr_url: "https://forge.example/a/b/pull/1" }, repo_url: "https://forge.example/a/b.git", repo_ref: "main",
+      team_id: s.team.id,
+      bot: "review-pr",
+      vars: { pr_url: "https://forge.example/a/b/pull/1" },
+      repo_url: "https://forge.example/a/b.git",
+      repo_ref: "main",
     });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      status: "queued", team_id: s.team.id, org_id: s.org.id, bot_id: "review-pr", vars: { pr_url: "https://forge.example/a/b/pull/1" },
-      repo_url: "https://forge.example/a/b.git", repo_ref: "main", source: "api", actor: { user_id: s.member.id, kind: "user" }, attempt: 1,
+      status: "queued",
+      team_id: s.team.id,
+      org_id: s.org.id,
+      bot_id: "review-pr",
+      vars: { pr_url: "https://forge.example/a/b/pull/1" },
+      repo_url: "https://forge.example/a/b.git",
+      repo_ref: "main",
+      source: "api",
+      actor: { user_id: s.member.id, kind: "user" },
+      attempt: 1,
     });
     expect(r.body.id).toMatch(/^run_/);
     expect(r.body.created_at).toBe(new Date(t.clock.now()).toISOString());
@@ -83,8 +95,12 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
       await s.outsider.api.delete(`/api/runs/${run.id}`),
     ];
     expect(hidden.map((r) => [r.status, r.body])).toEqual([
-      [404, { error: "not_found", detail: "team not found" }], [404, runGone], [404, { error: "not_found", detail: "team not found" }],
-      [404, runGone], [404, runGone], [404, runGone],
+      [404, { error: "not_found", detail: "team not found" }],
+      [404, runGone],
+      [404, { error: "not_found", detail: "team not found" }],
+      [404, runGone],
+      [404, runGone],
+      [404, runGone],
     ]);
     for (const r of hidden) expect(JSON.stringify(r.body)).not.toMatch(new RegExp(`${run.id}|merger|${s.team.id}`));
     // The outsider's own team lists its own run alone.
@@ -118,9 +134,7 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
 
   it("admits exactly 5 of 200 parallel POST /api/runs for a team capped at 5; the rest get 429 with Retry-After 30", async () => {
     const { org, team: tm } = await team({ max_concurrent_runs: 5 });
-    const replies = await Promise.all(
-      Array.from({ length: 200 }, () => s.member.api.post("/api/runs", { team_id: tm.id, bot: "review-pr" })),
-    );
+    const replies = await Promise.all(Array.from({ length: 200 }, () => s.member.api.post("/api/runs", { team_id: tm.id, bot: "review-pr" })));
     expect(replies.filter((r) => r.status === 201)).toHaveLength(5);
     const denied = replies.filter((r) => r.status !== 201);
     expect(denied).toHaveLength(195);
@@ -198,8 +212,20 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     const { team: tm } = await team();
     await clearQueue(t);
     const launch = (subjectId: string | null, parentSubjectId: string | null) =>
-      t.services.launcher.launch({ teamId: tm.id, botId: "review-pr", vars: {}, subjectId, parentSubjectId, source: "webhook", actor: { userId: null, kind: "webhook" } });
-    for (const [subject, parent] of [["pr:1", null], ["note:9", "pr:1"], ["pr:2", null]] as const) {
+      t.services.launcher.launch({
+        teamId: tm.id,
+        botId: "review-pr",
+        vars: {},
+        subjectId,
+        parentSubjectId,
+        source: "webhook",
+        actor: { userId: null, kind: "webhook" },
+      });
+    for (const [subject, parent] of [
+      ["pr:1", null],
+      ["note:9", "pr:1"],
+      ["pr:2", null],
+    ] as const) {
       await launch(subject, parent);
       t.clock.advance(1); // claims take the oldest first
     }
@@ -220,7 +246,18 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     const claim = (await t.services.runQueue.claim("w", 60_000))!;
     expect(claim.run.id).toBe(r.run.id);
     await t.services.runQueue.finish(claim, { status: "succeeded" }, [
-      { reportId: "1:a", costMicro: 10, inputTokens: 1, outputTokens: 1, aggregateTokens: 0, fingerprint: null, provider: null, tier: null, repo: null, amountType: "metered" },
+      {
+        reportId: "1:a",
+        costMicro: 10,
+        inputTokens: 1,
+        outputTokens: 1,
+        aggregateTokens: 0,
+        fingerprint: null,
+        provider: null,
+        tier: null,
+        repo: null,
+        amountType: "metered",
+      },
     ]);
     const id = claim.run.id;
     const refused = await s.member.api.delete(`/api/runs/${id}`);

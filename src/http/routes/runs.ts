@@ -22,9 +22,7 @@ const LaunchBody = Type.Object(
   { additionalProperties: false },
 );
 const RunParams = Type.Object({ id: Id });
-const RunStatus = Type.Union(
-  ["queued", "running", "succeeded", "failed", "failed_resumable", "cancelled"].map((s) => Type.Literal(s as "queued")),
-);
+const RunStatus = Type.Union(["queued", "running", "succeeded", "failed", "failed_resumable", "cancelled"].map((s) => Type.Literal(s as "queued")));
 const ListQuery = Type.Object(
   { status: Type.Optional(RunStatus), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
   { additionalProperties: false },

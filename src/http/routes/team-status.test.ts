@@ -24,7 +24,9 @@ describe.each(storeKinds())("team status at the launch gate on %s", (kind) => {
 
   const deliver = (hook: { id: string; token: string }, body: string) =>
     t.app.inject({
-      method: "POST", url: `/api/webhooks/forge_b/${hook.id}`, payload: body,
+      method: "POST",
+      url: `/api/webhooks/forge_b/${hook.id}`,
+      payload: body,
       headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` },
     });
 

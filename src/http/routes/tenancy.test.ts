@@ -13,7 +13,11 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
 
   it("creates orgs with their limit fields and the spec's statuses", async () => {
     const r = await seed.admin.post("/api/admin/orgs", {
-      name: "Globex", monthly_cost_cap_usd: 12.5, monthly_run_quota: 100, memory_quota_bytes: 1024, credential_audience: "none",
+      name: "Globex",
+      monthly_cost_cap_usd: 12.5,
+      monthly_run_quota: 100,
+      memory_quota_bytes: 1024,
+      credential_audience: "none",
     });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: "Globex", status: "active", monthly_cost_cap_usd: 12.5, monthly_run_quota: 100, credential_audience: "none" });

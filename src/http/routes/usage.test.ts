@@ -6,8 +6,17 @@ import { client, seedTenancy, startTestApp, storeKinds, type TestApp } from "../
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
 const report = (over: Partial<UsageReport>): UsageReport => ({
-  reportId: "1:r", costMicro: 0, inputTokens: 0, outputTokens: 0, aggregateTokens: 0, fingerprint: null, provider: null, tier: null,
-  repo: null, amountType: "metered", ...over,
+  reportId: "1:r",
+  costMicro: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  aggregateTokens: 0,
+  fingerprint: null,
+  provider: null,
+  tier: null,
+  repo: null,
+  amountType: "metered",
+  ...over,
 });
 
 describe.each(storeKinds())("usage views on %s", (kind) => {
@@ -19,7 +28,8 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
   const spend = async (teamId: string, reports: Partial<UsageReport>[]) => {
     const r = await t.services.launcher.launch({ teamId, botId: "review-pr", vars: {}, source: "api", actor: { userId: null, kind: "user" } });
     if (r.kind !== "launched") throw new Error("denied");
-    for (const [i, over] of reports.entries()) await new Metering({ store: t.store, clock: t.clock, log: createLogger("silent") }).record(r.run.id, 1, report({ reportId: `1:${i}`, ...over }));
+    for (const [i, over] of reports.entries())
+      await new Metering({ store: t.store, clock: t.clock, log: createLogger("silent") }).record(r.run.id, 1, report({ reportId: `1:${i}`, ...over }));
   };
 
   /**
@@ -31,13 +41,25 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
     const org = (await s.admin.post("/api/admin/orgs", { name: "Rival" })).body;
     const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "Rival team" })).body;
     await spend(team.id, [
-      { fingerprint: "fp-shared", provider: "anthropic", tier: "platform", repo: "acme/app", costMicro: 4_000_000, inputTokens: 1000, outputTokens: 100, aggregateTokens: 1000 },
+      {
+        fingerprint: "fp-shared",
+        provider: "anthropic",
+        tier: "platform",
+        repo: "acme/app",
+        costMicro: 4_000_000,
+        inputTokens: 1000,
+        outputTokens: 100,
+        aggregateTokens: 1000,
+      },
       { fingerprint: "fp-team", provider: "openai", tier: "team", repo: "acme/app", costMicro: 30_000, amountType: "estimate" },
     ]);
     expect((await t.services.runQueue.claim("w", 60_000))?.run.team_id).toBe(team.id);
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
     const delivered = await t.app.inject({
-      method: "POST", url: `/api/webhooks/generic/${hook.config.id}`, payload: { bot: "review-pr" }, headers: { "x-service-webhook-token": hook.token },
+      method: "POST",
+      url: `/api/webhooks/generic/${hook.config.id}`,
+      payload: { bot: "review-pr" },
+      headers: { "x-service-webhook-token": hook.token },
     });
     expect(delivered.json()).toMatchObject({ status: "launched" });
     expect((await s.admin.post(`/api/orgs/${org.id}/bots`, { id: "rival-bot", name: "Rival" })).status).toBe(201);
@@ -108,24 +130,48 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
   it("shows the second org its own usage, and only its own", async () => {
     const r = (await s.admin.get(`/api/orgs/${rival.org.id}/usage`)).body;
     expect(r).toMatchObject({
-      org: { id: rival.org.id }, members: 0, runs_this_month: 2, cost_usd_this_month: 4.03, input_tokens_this_month: 1000,
-      output_tokens_this_month: 100, aggregate_tokens_this_month: 1000, active_runs: 2, webhook_calls_this_month: 1,
-      api_key_count: 2, generic_secret_count: 1, bot_binding_count: 1, webhook_count: 1,
+      org: { id: rival.org.id },
+      members: 0,
+      runs_this_month: 2,
+      cost_usd_this_month: 4.03,
+      input_tokens_this_month: 1000,
+      output_tokens_this_month: 100,
+      aggregate_tokens_this_month: 1000,
+      active_runs: 2,
+      webhook_calls_this_month: 1,
+      api_key_count: 2,
+      generic_secret_count: 1,
+      bot_binding_count: 1,
+      webhook_count: 1,
     });
     expect(r.teams).toEqual([expect.objectContaining({ id: rival.team.id, active_runs: 2 })]);
   });
 
   it("counts resources from their own tables", async () => {
-    await t.store.db.insertInto("org_bots").values({ org_id: s.org.id, id: "triage", name: "Triage", description: "", created_by: null, created_at: 0 }).execute();
-    await t.store.db.insertInto("webhook_call_counters").values({ scope: `org:${s.org.id}`, month: "2026-11", calls: 42 }).execute();
-    await t.store.db.insertInto("webhook_call_counters").values({ scope: `org:${s.org.id}`, month: "2026-10", calls: 7 }).execute();
+    await t.store.db
+      .insertInto("org_bots")
+      .values({ org_id: s.org.id, id: "triage", name: "Triage", description: "", created_by: null, created_at: 0 })
+      .execute();
+    await t.store.db
+      .insertInto("webhook_call_counters")
+      .values({ scope: `org:${s.org.id}`, month: "2026-11", calls: 42 })
+      .execute();
+    await t.store.db
+      .insertInto("webhook_call_counters")
+      .values({ scope: `org:${s.org.id}`, month: "2026-10", calls: 7 })
+      .execute();
     const r = (await s.member.api.get(`/api/orgs/${s.org.id}/usage`)).body;
     expect(r).toMatchObject({ bot_binding_count: 1, webhook_calls_this_month: 42, api_key_count: 0, generic_secret_count: 0, webhook_count: 0 });
   });
 
   it("keeps the admin route to super-admins and the org route to org members", async () => {
     expect((await s.admin.get(`/api/admin/orgs/${s.org.id}/usage`)).body).toMatchObject({
-      scope: "admin", runs_this_month: 2, cost_usd_this_month: 1.752007, active_runs: 2, webhook_count: 0, api_key_count: 0,
+      scope: "admin",
+      runs_this_month: 2,
+      cost_usd_this_month: 1.752007,
+      active_runs: 2,
+      webhook_count: 0,
+      api_key_count: 0,
     });
     expect((await s.member.api.get(`/api/orgs/${rival.org.id}/usage`)).status).toBe(404);
     expect((await s.orgAdmin.api.get(`/api/admin/orgs/${s.org.id}/usage`)).status).toBe(403);
@@ -141,7 +187,15 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
       scope: { tier: null, fingerprint: null, repo: null, team_id: s.team.id },
       credentials: [
         // Metered and estimated amounts stay apart.
-        expect.objectContaining({ fingerprint: "fp-shared", provider: "anthropic", tier: "platform", metered_usd: 1, estimated_usd: 0.25, attempts: 2, input_tokens: 150 }),
+        expect.objectContaining({
+          fingerprint: "fp-shared",
+          provider: "anthropic",
+          tier: "platform",
+          metered_usd: 1,
+          estimated_usd: 0.25,
+          attempts: 2,
+          input_tokens: 150,
+        }),
       ],
     });
     const app = (await s.member.api.get(`/api/teams/${s.team.id}/credentials/usage?repo=acme/app`)).body;

@@ -17,14 +17,10 @@ const AdminQuery = Type.Object(
 
 export function registerUsageRoutes(app: App, s: Services): void {
   const tags = ["usage"];
-  app.get("/api/admin/orgs/:id/usage", { schema: { tags, params: OrgParams } }, async (req) =>
-    s.usage.orgUsage(req.principal, req.params.id, "admin"),
-  );
+  app.get("/api/admin/orgs/:id/usage", { schema: { tags, params: OrgParams } }, async (req) => s.usage.orgUsage(req.principal, req.params.id, "admin"));
   app.get("/api/orgs/:id/usage", { schema: { tags, params: OrgParams } }, async (req) => s.usage.orgUsage(req.principal, req.params.id, "org"));
   app.get("/api/teams/:id/credentials/usage", { schema: { tags, params: TeamParams, querystring: TeamQuery } }, async (req) =>
     s.usage.teamCredentials(req.principal, req.params.id, req.query),
   );
-  app.get("/api/admin/credentials/usage", { schema: { tags, querystring: AdminQuery } }, async (req) =>
-    s.usage.adminCredentials(req.principal, req.query),
-  );
+  app.get("/api/admin/credentials/usage", { schema: { tags, querystring: AdminQuery } }, async (req) => s.usage.adminCredentials(req.principal, req.query));
 }

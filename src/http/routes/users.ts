@@ -6,10 +6,7 @@ const UserCreate = Type.Object(
   { login: Type.String({ minLength: 1, maxLength: 63 }), name: Type.Optional(Name), super_admin: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
 );
-const TokenCreate = Type.Object(
-  { name: Name, expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) },
-  { additionalProperties: false },
-);
+const TokenCreate = Type.Object({ name: Name, expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) }, { additionalProperties: false });
 const UserParams = Type.Object({ id: Id });
 const UserPatch = Type.Object({ active: Type.Boolean() }, { additionalProperties: false });
 const TokenParams = Type.Object({ id: Id });

@@ -56,8 +56,17 @@ describe.each(storeKinds())("delivery bodies on %s", (kind) => {
     const declared = await announce(`/api/webhooks/generic/${generic.id}`, 8 * MiB + 1, { "x-service-webhook-token": generic.token });
     expect(declared.status).toBe(413);
     const chunk = "x".repeat(MiB);
-    const chunked = await rawPost(port, `/api/webhooks/generic/${generic.id}`, { ...json, "transfer-encoding": "chunked", "x-service-webhook-token": generic.token }, Array(9).fill(chunk), { end: false });
-    expect([chunked.status, JSON.parse(chunked.body)]).toEqual([413, { error: "payload_too_large", detail: `a generic delivery carries at most ${8 * MiB} bytes` }]);
+    const chunked = await rawPost(
+      port,
+      `/api/webhooks/generic/${generic.id}`,
+      { ...json, "transfer-encoding": "chunked", "x-service-webhook-token": generic.token },
+      Array(9).fill(chunk),
+      { end: false },
+    );
+    expect([chunked.status, JSON.parse(chunked.body)]).toEqual([
+      413,
+      { error: "payload_too_large", detail: `a generic delivery carries at most ${8 * MiB} bytes` },
+    ]);
     expect(t.services.bodyBudget.inUse).toBe(0);
     expect(await t.services.metrics.text()).toMatch(/service_http_bodies_refused_total\{reason="too_large"\} 3/);
   });
@@ -67,17 +76,26 @@ describe.each(storeKinds())("delivery bodies on %s", (kind) => {
     const budget = t.services.bodyBudget;
     expect(budget.take(budget.capacity - 100)).toBe(true);
     try {
-      const delivery = await rawPost(port, `/api/webhooks/forge_b/${github.id}`, { ...json, "content-length": "200", "x-github-event": "ping" }, ["{}".padEnd(200)]);
+      const delivery = await rawPost(port, `/api/webhooks/forge_b/${github.id}`, { ...json, "content-length": "200", "x-github-event": "ping" }, [
+        "{}".padEnd(200),
+      ]);
       expect([delivery.status, delivery.headers["retry-after"], JSON.parse(delivery.body).error]).toEqual([503, "1", "server_busy"]);
       const body = JSON.stringify({ provider: "forge_b", bot_ids: ["review-pr"], name: "x".repeat(150) });
-      const api = await rawPost(port, `/api/teams/${seed.team.id}/webhooks`, { ...json, authorization: `Bearer ${seed.teamAdmin.token}`, "content-length": String(body.length) }, [body]);
+      const api = await rawPost(
+        port,
+        `/api/teams/${seed.team.id}/webhooks`,
+        { ...json, authorization: `Bearer ${seed.teamAdmin.token}`, "content-length": String(body.length) },
+        [body],
+      );
       expect([api.status, api.headers["retry-after"], JSON.parse(api.body).error]).toEqual([503, "1", "server_busy"]);
       const anonymous = await rawPost(port, `/api/teams/${seed.team.id}/webhooks`, { ...json, "content-length": String(body.length) }, [body]);
       expect(anonymous.status).toBe(401);
     } finally {
       budget.give(budget.capacity - 100);
     }
-    expect((await client(t.app, seed.teamAdmin.token).post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).status).toBe(201);
+    expect(
+      (await client(t.app, seed.teamAdmin.token).post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).status,
+    ).toBe(201);
     expect(budget.inUse).toBe(0);
   });
 });

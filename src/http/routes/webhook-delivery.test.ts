@@ -39,8 +39,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
   };
   const github = (hook: { id: string; token: string }, body: string, event = "pull_request") =>
     deliver("forge_b", hook.id, body, { "x-github-event": event, "x-hub-signature-256": `sha256=${sign(hook.token, body)}`, "x-github-delivery": "d-1" });
-  const deliveries = async (hookId: string) =>
-    (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${hookId}/deliveries`)).body.deliveries as any[];
+  const deliveries = async (hookId: string) => (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${hookId}/deliveries`)).body.deliveries as any[];
 
   beforeAll(async () => {
     t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
@@ -52,7 +51,11 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
   describe("admission gates, in the spec's order", () => {
     it("answers 401 invalid webhook for an unknown id, an unknown provider and a provider mismatch", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      for (const [provider, id] of [["forge_b", "whk_nope"], ["bitbucket", hook.id], ["forge_c", hook.id]] as const) {
+      for (const [provider, id] of [
+        ["forge_b", "whk_nope"],
+        ["bitbucket", hook.id],
+        ["forge_c", hook.id],
+      ] as const) {
         const r = await deliver(provider, id, "{}", {});
         expect(r.statusCode).toBe(401);
         expect(JSON.parse(r.body)).toMatchObject({ error: "invalid_webhook", detail: "invalid webhook" });
@@ -69,7 +72,8 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     it("checks the token in token mode: missing or bad → 401 recorded invalid; every accepted header spelling works", async () => {
       const hook = await createHook({ provider: "forge_a", bot_ids: ["review-pr"] });
       const body = fixture("gitlab-merge-request-open");
-      const send = (headers: Record<string, string>) => deliver("forge_a", hook.id, JSON.stringify(body), { "x-gitlab-event": "Merge Request Hook", ...headers });
+      const send = (headers: Record<string, string>) =>
+        deliver("forge_a", hook.id, JSON.stringify(body), { "x-gitlab-event": "Merge Request Hook", ...headers });
       const missing = await send({});
       expect(missing.statusCode).toBe(401);
       expect(JSON.parse(missing.body).error).toBe("invalid_webhook_token");
@@ -137,7 +141,13 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     };
     for (const [refusal, makeHook, status, detail, reason] of [
       ["an empty bucket", () => onSeedTeam({ burst: 1, rate: 0.001 }), "rate_limited", "webhook rate limit exceeded", "webhook rate limit"],
-      ["the webhook's monthly quota", () => onSeedTeam({ monthly_call_limit: 1 }), "quota_exceeded", "monthly call quota exceeded", "monthly call quota exceeded (webhook)"],
+      [
+        "the webhook's monthly quota",
+        () => onSeedTeam({ monthly_call_limit: 1 }),
+        "quota_exceeded",
+        "monthly call quota exceeded",
+        "monthly call quota exceeded (webhook)",
+      ],
       ["the org's monthly quota", inSpentOrg, "quota_exceeded", "monthly call quota exceeded", "monthly call quota exceeded (org)"],
     ] as const) {
       it.each(Object.keys(bodies))(`${refusal}: %s answers 429`, async (name) => {
@@ -181,8 +191,13 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       const dup = rows.find((d) => d.id === replay.delivery_id);
       const { id: _id, status: _status, idempotency_key: _key, reason: _reason, launched_at: _at, attempts: _attempts, ...shared } = row;
       expect(dup).toEqual({
-        ...shared, id: replay.delivery_id, status: "duplicate", idempotency_key: `row|${replay.delivery_id}`,
-        reason: `duplicate of ${launched.delivery_id}`, launched_at: null, attempts: 0,
+        ...shared,
+        id: replay.delivery_id,
+        status: "duplicate",
+        idempotency_key: `row|${replay.delivery_id}`,
+        reason: `duplicate of ${launched.delivery_id}`,
+        launched_at: null,
+        attempts: 0,
       });
       expect(await monthlyWebhookCalls(t.store.db, `webhook:${hook.id}`, monthOf(t.clock.now()))).toBe(2);
     });
@@ -206,7 +221,11 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
       const body = prOpened("b2".repeat(20));
       const first = JSON.parse((await github(hook, body)).body);
-      await t.store.db.updateTable("webhook_deliveries").set({ status: "launch_error", run_id: null, launched_at: null }).where("id", "=", first.delivery_id).execute();
+      await t.store.db
+        .updateTable("webhook_deliveries")
+        .set({ status: "launch_error", run_id: null, launched_at: null })
+        .where("id", "=", first.delivery_id)
+        .execute();
       const retried = JSON.parse((await github(hook, body)).body);
       expect(retried).toMatchObject({ status: "launched", delivery_id: first.delivery_id });
       expect(retried.run_id).not.toBe(first.run_id);
@@ -215,7 +234,10 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("records a bad signature as invalid with 401", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const r = await deliver("forge_b", hook.id, prOpened("f".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` });
+      const r = await deliver("forge_b", hook.id, prOpened("f".repeat(40)), {
+        "x-github-event": "pull_request",
+        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+      });
       expect(r.statusCode).toBe(401);
       expect(JSON.parse(r.body).error).toBe("invalid_signature");
       expect((await deliveries(hook.id))[0]).toMatchObject({ status: "invalid" });
@@ -275,7 +297,15 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       closed.pull_request.base.repo = openedPayload.pull_request.base.repo;
       const subject = (await t.store.db.selectFrom("runs").select("subject_id").where("id", "=", opened.run_id).executeTakeFirstOrThrow()).subject_id!;
       const active = async () =>
-        (await t.store.db.selectFrom("runs").select("id").where("team_id", "=", seed.team.id).where("subject_id", "=", subject).where("status", "in", ["queued", "running"]).execute()).length;
+        (
+          await t.store.db
+            .selectFrom("runs")
+            .select("id")
+            .where("team_id", "=", seed.team.id)
+            .where("subject_id", "=", subject)
+            .where("status", "in", ["queued", "running"])
+            .execute()
+        ).length;
       const before = await active();
       expect(before).toBeGreaterThanOrEqual(1);
       const r = JSON.parse((await github(hook, JSON.stringify(closed))).body);
@@ -311,7 +341,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       const json = JSON.stringify(fixture("forgejo-pull-request-opened")).replace(/"sha":"[0-9a-f]+"/, `"sha":"${"6".repeat(40)}"`);
       const form = `payload=${encodeURIComponent(json)}`;
       const r = await deliver("forge_c", hook.id, form, {
-        "content-type": "application/x-www-form-urlencoded", "x-gitea-event": "pull_request", "x-gitea-signature": sign(hook.token, json),
+        "content-type": "application/x-www-form-urlencoded",
+        "x-gitea-event": "pull_request",
+        "x-gitea-signature": sign(hook.token, json),
       });
       expect(r.statusCode).toBe(200);
       expect(JSON.parse(r.body).status).toBe("launched");
@@ -360,7 +392,10 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
     const body = prOpened("e".repeat(40));
     const req = {
-      provider: "forge_b", webhookId: hook.id, rawBody: Buffer.from(body), sourceIp: null,
+      provider: "forge_b",
+      webhookId: hook.id,
+      rawBody: Buffer.from(body),
+      sourceIp: null,
       headers: { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` },
     };
     const deliver = t.store.deliver;
@@ -431,14 +466,21 @@ describe.each(storeKinds())("concurrent deliveries of one body on %s", (kind) =>
     const t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
     try {
       const seed = await seedTenancy(t);
-      const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"], burst: 3, rate: 0.01 })).body;
+      const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"], burst: 3, rate: 0.01 }))
+        .body;
       const send = (body: string, signature: string) =>
         t.app.inject({
-          method: "POST", url: `/api/webhooks/forge_b/${made.config.id}`, payload: body,
+          method: "POST",
+          url: `/api/webhooks/forge_b/${made.config.id}`,
+          payload: body,
           headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${signature}` },
         });
       const body = prOpened("c".repeat(40));
-      const [launched, replay, forged] = await Promise.all([send(body, sign(made.token, body)), send(body, sign(made.token, body)), send(body, "0".repeat(64))]);
+      const [launched, replay, forged] = await Promise.all([
+        send(body, sign(made.token, body)),
+        send(body, sign(made.token, body)),
+        send(body, "0".repeat(64)),
+      ]);
       expect([launched.statusCode, replay.statusCode, forged.statusCode]).toEqual([200, 200, 401]);
       expect([JSON.parse(launched.body).status, JSON.parse(replay.body).status].sort()).toEqual(["duplicate", "launched"]);
       // The first throttled body is proven before its admission; while the bucket stays empty, the next is hashed for its row only.

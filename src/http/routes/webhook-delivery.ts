@@ -20,17 +20,19 @@ export async function registerWebhookDeliveryRoutes(app: App, s: Services): Prom
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
-    scope.post(
-      DELIVERY_ROUTE,
-      { config: { public: true }, schema: { tags: ["webhooks"], params: Params, security: [] } },
-      async (req, reply) => {
-        const body = req.body instanceof Readable ? req.body : Readable.from([]);
-        req.body = undefined;
-        const answer = await s.receiveDelivery({ provider: req.params.provider, webhookId: req.params.id, headers: req.headers, body, sourceIp: address(req.raw) ?? null });
-        // The caller went away mid-body: there is no one to answer.
-        if (!answer) return reply.hijack();
-        return sendAnswer(reply, answer);
-      },
-    );
+    scope.post(DELIVERY_ROUTE, { config: { public: true }, schema: { tags: ["webhooks"], params: Params, security: [] } }, async (req, reply) => {
+      const body = req.body instanceof Readable ? req.body : Readable.from([]);
+      req.body = undefined;
+      const answer = await s.receiveDelivery({
+        provider: req.params.provider,
+        webhookId: req.params.id,
+        headers: req.headers,
+        body,
+        sourceIp: address(req.raw) ?? null,
+      });
+      // The caller went away mid-body: there is no one to answer.
+      if (!answer) return reply.hijack();
+      return sendAnswer(reply, answer);
+    });
   });
 }

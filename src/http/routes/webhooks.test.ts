@@ -35,13 +35,42 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     const { config, token } = r.body;
     expect(token).toMatch(/^wh_[A-Za-z0-9_-]{43}$/);
     expect(config).toMatchObject({
-      tenant_id: seed.team.id, provider: "forge_b", name: "Reviews", enabled: true, token_last4: token.slice(-4),
-      sign_mode: "hmac", rate: 1, burst: 10, monthly_call_limit: 0, event_allowlist: [], label_allowlist: [], hold_labels: [],
-      project_allowlist: [], author_allowlist: [], bot_ids: [], wildcard_bots: false, default_bot_id: null, bot_rules: null,
-      launch_vars: {}, operator_launch_vars: {}, key_overrides: {}, secret_overrides: {}, review_request_logins: [],
-      review_on_sync: false, overlap: "", retry_usage_window: null, retry_max_attempts: null, retry_max_wait: null,
-      retry_jitter: null, forge_base_url: null, forge_token: null, authorized_repliers: [], min_replier_role: "developer",
-      branch_improve_as_pr: false, auto_implement_on_open: false, provisioned_by: null,
+      tenant_id: seed.team.id,
+      provider: "forge_b",
+      name: "Reviews",
+      enabled: true,
+      token_last4: token.slice(-4),
+      sign_mode: "hmac",
+      rate: 1,
+      burst: 10,
+      monthly_call_limit: 0,
+      event_allowlist: [],
+      label_allowlist: [],
+      hold_labels: [],
+      project_allowlist: [],
+      author_allowlist: [],
+      bot_ids: [],
+      wildcard_bots: false,
+      default_bot_id: null,
+      bot_rules: null,
+      launch_vars: {},
+      operator_launch_vars: {},
+      key_overrides: {},
+      secret_overrides: {},
+      review_request_logins: [],
+      review_on_sync: false,
+      overlap: "",
+      retry_usage_window: null,
+      retry_max_attempts: null,
+      retry_max_wait: null,
+      retry_jitter: null,
+      forge_base_url: null,
+      forge_token: null,
+      authorized_repliers: [],
+      min_replier_role: "developer",
+      branch_improve_as_pr: false,
+      auto_implement_on_open: false,
+      provisioned_by: null,
       delivery_url: `https://hooks.example.com/api/webhooks/forge_b/${config.id}`,
     });
     expect(config.id).toMatch(/^whk_/);
@@ -72,7 +101,19 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
       expect(c.status, field).toBe(400);
       expect(c.body.field).toBe(field);
     }
-    for (const field of ["id", "tenant_id", "provider", "token_last4", "token", "sealed_secret", "provisioned_by", "created_at", "updated_at", "delivery_url", "colour"]) {
+    for (const field of [
+      "id",
+      "tenant_id",
+      "provider",
+      "token_last4",
+      "token",
+      "sealed_secret",
+      "provisioned_by",
+      "created_at",
+      "updated_at",
+      "delivery_url",
+      "colour",
+    ]) {
       const p = await seed.teamAdmin.api.patch(`${base}/${made.id}`, { [field]: "x" });
       expect(p.status, field).toBe(400);
       expect(p.body).toMatchObject({ error: "invalid_request", field });
@@ -84,9 +125,20 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
   it("updates the table's fields and validates types and ranges", async () => {
     const made = (await create({ provider: "gitlab" })).body.config;
     const patch = {
-      name: "Renamed", enabled: false, rate: 2.5, burst: 3, monthly_call_limit: 500, overlap: "skip", min_replier_role: "maintainer",
-      project_allowlist: ["group/sub/repo", "group/*"], launch_vars: { PR_MODE: "summary" }, event_allowlist: ["Merge Request Hook"],
-      bot_ids: ["review-pr", "converse"], default_bot_id: "review-pr", review_on_sync: true, forge_base_url: "https://gitlab.example.com",
+      name: "Renamed",
+      enabled: false,
+      rate: 2.5,
+      burst: 3,
+      monthly_call_limit: 500,
+      overlap: "skip",
+      min_replier_role: "maintainer",
+      project_allowlist: ["group/sub/repo", "group/*"],
+      launch_vars: { PR_MODE: "summary" },
+      event_allowlist: ["Merge Request Hook"],
+      bot_ids: ["review-pr", "converse"],
+      default_bot_id: "review-pr",
+      review_on_sync: true,
+      forge_base_url: "https://gitlab.example.com",
       bot_rules: [{ bot_id: "converse", events: ["note"], commands: { "re-review": "when_args_present" } }],
     };
     const r = await seed.teamAdmin.api.patch(`${base}/${made.id}`, patch);
@@ -94,9 +146,15 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     expect(r.body).toMatchObject({ ...patch, bot_rules: [expect.objectContaining({ bot_id: "converse", author_scope: "shared" })] });
     expect(r.body.updated_at).toBeDefined();
     for (const [body, field] of [
-      [{ rate: 0 }, "rate"], [{ burst: 0 }, "burst"], [{ monthly_call_limit: -1 }, "monthly_call_limit"], [{ overlap: "x" }, "overlap"],
-      [{ min_replier_role: "root" }, "min_replier_role"], [{ project_allowlist: ["nope"] }, "project_allowlist.0"],
-      [{ launch_vars: { "1X": "v" } }, "launch_vars.1X"], [{ forge_base_url: "file:///etc" }, "forge_base_url"], [{}, "body"],
+      [{ rate: 0 }, "rate"],
+      [{ burst: 0 }, "burst"],
+      [{ monthly_call_limit: -1 }, "monthly_call_limit"],
+      [{ overlap: "x" }, "overlap"],
+      [{ min_replier_role: "root" }, "min_replier_role"],
+      [{ project_allowlist: ["nope"] }, "project_allowlist.0"],
+      [{ launch_vars: { "1X": "v" } }, "launch_vars.1X"],
+      [{ forge_base_url: "file:///etc" }, "forge_base_url"],
+      [{}, "body"],
     ] as const) {
       const bad = await seed.teamAdmin.api.patch(`${base}/${made.id}`, body);
       expect(bad.status, JSON.stringify(body)).toBe(400);
@@ -125,30 +183,41 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     expect((await seed.member.api.get(`${base}/${made.id}`)).body).toMatchObject({ bot_ids: ["review-pr"], default_bot_id: "review-pr" });
   });
 
-  it("takes bot_ids [\"*\"] only with wildcard_bots, logging a warning and auditing it", async () => {
+  it('takes bot_ids ["*"] only with wildcard_bots, logging a warning and auditing it', async () => {
     const refused = await create({ provider: "forge_b", bot_ids: ["*"] });
     expect(refused.status).toBe(400);
     expect(refused.body.field).toBe("bot_ids");
     const before = t.logs.length;
     const r = await create({ provider: "forge_b", bot_ids: ["*"], wildcard_bots: true });
     expect(r.status).toBe(201);
-    const warning = t.logs.slice(before).map((l) => JSON.parse(l)).find((l) => l.webhook_id === r.body.config.id);
+    const warning = t.logs
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.webhook_id === r.body.config.id);
     expect(warning).toMatchObject({ level: 40, wildcard_bots: true });
     const audit = await t.store.db.selectFrom("audit_log").selectAll().where("target_id", "=", r.body.config.id).execute();
     expect(audit.map((a) => [a.action, JSON.parse(a.detail).wildcard_bots])).toEqual([["webhook.create", true]]);
   });
 
   it("checks key_overrides, forge_token and secret_overrides against stored credentials", async () => {
-    const teamKey = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/keys`, { provider: "anthropic", name: "a", secret: "sk-ant-0123456789abcdef" })).body;
-    const forgeKey = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/keys`, { provider: "forge", name: "bot", secret: "glpat-0123456789abcdef" })).body;
-    const orgKey = (await seed.orgAdmin.api.post(`/api/orgs/${seed.org.id}/keys`, { provider: "openai", name: "shared", secret: "sk-0123456789abcdef00" })).body;
-    const otherTeamKey = (await seed.outsider.api.post(`/api/teams/${seed.otherTeam.id}/keys`, { provider: "anthropic", name: "theirs", secret: "sk-ant-zzzzzzzzzzzzzzzz" })).body;
+    const teamKey = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/keys`, { provider: "anthropic", name: "a", secret: "sk-ant-0123456789abcdef" }))
+      .body;
+    const forgeKey = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/keys`, { provider: "forge", name: "bot", secret: "glpat-0123456789abcdef" }))
+      .body;
+    const orgKey = (await seed.orgAdmin.api.post(`/api/orgs/${seed.org.id}/keys`, { provider: "openai", name: "shared", secret: "sk-0123456789abcdef00" }))
+      .body;
+    const otherTeamKey = (
+      await seed.outsider.api.post(`/api/teams/${seed.otherTeam.id}/keys`, { provider: "anthropic", name: "theirs", secret: "sk-ant-zzzzzzzzzzzzzzzz" })
+    ).body;
     const org2 = (await seed.admin.post("/api/admin/orgs", { name: "Globex" })).body;
     const foreignKey = (await seed.admin.post(`/api/orgs/${org2.id}/keys`, { provider: "anthropic", name: "foreign", secret: "sk-ant-yyyyyyyyyyyyyyyy" })).body;
     const secret = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/secrets`, { name: "NPM_TOKEN", value: "npm_0123456789abcdef" })).body;
 
     const good = await create({
-      provider: "forge_b", key_overrides: { anthropic: teamKey.id, openai: orgKey.id }, forge_token: forgeKey.id, secret_overrides: { NPM_TOKEN: secret.id },
+      provider: "forge_b",
+      key_overrides: { anthropic: teamKey.id, openai: orgKey.id },
+      forge_token: forgeKey.id,
+      secret_overrides: { NPM_TOKEN: secret.id },
     });
     expect(good.status).toBe(201);
     expect(good.body.config).toMatchObject({ key_overrides: { anthropic: teamKey.id, openai: orgKey.id }, forge_token: forgeKey.id });
@@ -208,7 +277,11 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     await t.store.db.updateTable("webhooks").set({ sealed_key_id: sealedA.sealed_key_id, sealed_blob: sealedA.sealed_blob }).where("id", "=", b.id).execute();
     await expect(t.services.targets.get(b.id)).rejects.toThrow(SealError);
     const raw = Buffer.from(sealedA.sealed_blob!, "base64url");
-    await t.store.db.updateTable("webhooks").set({ sealed_blob: raw.subarray(0, raw.length - 2).toString("base64url") }).where("id", "=", a.id).execute();
+    await t.store.db
+      .updateTable("webhooks")
+      .set({ sealed_blob: raw.subarray(0, raw.length - 2).toString("base64url") })
+      .where("id", "=", a.id)
+      .execute();
     await expect(t.services.targets.get(a.id)).rejects.toThrow(SealError);
   });
 
@@ -227,20 +300,54 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     const { config } = (await create({ provider: "forge_b" })).body;
     for (let i = 0; i < 5; i++) {
       await insertDelivery(t.store.db, {
-        id: `dlv_${config.id}_${i}`, tenant_id: seed.team.id, webhook_id: config.id, provider: "forge_b", status: i === 4 ? "launched" : "filtered",
-        idempotency_key: `gh|${config.id}|${i}`, payload_sha256: "ab".repeat(32), event_kind: "pull_request", event_action: "opened",
-        project_path: "acme/api", subject_id: String(i), source_ip: "127.0.0.1", run_id: i === 4 ? "run_1" : null,
-        launched_at: i === 4 ? t.clock.now() + i : null, reason: i === 4 ? null : "draft", forge_delivery_id: `gd-${i}`,
-        created_at: t.clock.now() + i * 1000, updated_at: t.clock.now() + i * 1000,
+        id: `dlv_${config.id}_${i}`,
+        tenant_id: seed.team.id,
+        webhook_id: config.id,
+        provider: "forge_b",
+        status: i === 4 ? "launched" : "filtered",
+        idempotency_key: `gh|${config.id}|${i}`,
+        payload_sha256: "ab".repeat(32),
+        event_kind: "pull_request",
+        event_action: "opened",
+        project_path: "acme/api",
+        subject_id: String(i),
+        source_ip: "127.0.0.1",
+        run_id: i === 4 ? "run_1" : null,
+        launched_at: i === 4 ? t.clock.now() + i : null,
+        reason: i === 4 ? null : "draft",
+        forge_delivery_id: `gd-${i}`,
+        created_at: t.clock.now() + i * 1000,
+        updated_at: t.clock.now() + i * 1000,
       });
     }
     const r = await seed.member.api.get(`${base}/${config.id}/deliveries`);
     expect(r.status).toBe(200);
     expect(r.body.deliveries.map((d: { subject_id: string }) => d.subject_id)).toEqual(["4", "3", "2", "1", "0"]);
     expect(Object.keys(r.body.deliveries[0]).sort()).toEqual([
-      "attempts", "bot_id", "created_at", "denial_reason", "event_action", "event_kind", "failed_at", "forge_delivery_id", "id",
-      "idempotency_key", "launched_at", "parent_subject_id", "payload_sha256", "project_path", "provider", "reason", "run_id",
-      "source_ip", "status", "subject_id", "subject_sha", "tenant_id", "updated_at", "webhook_id",
+      "attempts",
+      "bot_id",
+      "created_at",
+      "denial_reason",
+      "event_action",
+      "event_kind",
+      "failed_at",
+      "forge_delivery_id",
+      "id",
+      "idempotency_key",
+      "launched_at",
+      "parent_subject_id",
+      "payload_sha256",
+      "project_path",
+      "provider",
+      "reason",
+      "run_id",
+      "source_ip",
+      "status",
+      "subject_id",
+      "subject_sha",
+      "tenant_id",
+      "updated_at",
+      "webhook_id",
     ]);
     expect(r.body.deliveries[0]).toMatchObject({ status: "launched", run_id: "run_1", attempts: 0, forge_delivery_id: "gd-4" });
     expect((await seed.member.api.get(`${base}/${config.id}/deliveries?limit=2`)).body.deliveries).toHaveLength(2);

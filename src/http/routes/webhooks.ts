@@ -4,10 +4,7 @@ import { Id, TeamParams } from "./schemas.js";
 
 const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
 /** Fields are checked by the webhook capability, which names read-only and unknown fields precisely. */
-const WebhookBody = Type.Object(
-  {},
-  { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" },
-);
+const WebhookBody = Type.Object({}, { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" });
 const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
 
 /** The spec's webhook management table: members read, team admins write. */
@@ -32,9 +29,7 @@ export function registerWebhookRoutes(app: App, s: Services): void {
   app.post("/api/teams/:id/webhooks/:webhook_id/rotate", { schema: { tags, params: WebhookParams } }, async (req) =>
     s.webhooks.rotate(req.principal, req.params.id, req.params.webhook_id),
   );
-  app.get(
-    "/api/teams/:id/webhooks/:webhook_id/deliveries",
-    { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } },
-    async (req) => ({ deliveries: await s.webhooks.deliveries(req.principal, req.params.id, req.params.webhook_id, req.query.limit) }),
-  );
+  app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) => ({
+    deliveries: await s.webhooks.deliveries(req.principal, req.params.id, req.params.webhook_id, req.query.limit),
+  }));
 }

@@ -124,7 +124,13 @@ describe("forge_c parse", () => {
   });
 
   it("marks a Gitea PR comment (is_pull) as pull_request_comment", () => {
-    const payload = { action: "created", is_pull: true, issue: { number: 3, state: "open" }, comment: { id: 77, body: "/re-review" }, repository: { full_name: "acme/widgets" } };
+    const payload = {
+      action: "created",
+      is_pull: true,
+      issue: { number: 3, state: "open" },
+      comment: { id: 77, body: "/re-review" },
+      repository: { full_name: "acme/widgets" },
+    };
     const rawBody = Buffer.from(JSON.stringify(payload));
     const headers = { "x-gitea-event": "issue_comment", "x-gitea-signature": hex(rawBody) };
     const v = forgeC.verify({ headers, rawBody, auth: hmac });

@@ -81,8 +81,13 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
     child.stdin.on("error", () => undefined);
     child.stdin.end(
       JSON.stringify({
-        run_id: input.runId, bot: input.botId, attempt: input.attempt, vars: input.vars,
-        repo_url: input.repoUrl, repo_ref: input.repoRef, project_path: input.projectPath,
+        run_id: input.runId,
+        bot: input.botId,
+        attempt: input.attempt,
+        vars: input.vars,
+        repo_url: input.repoUrl,
+        repo_ref: input.repoRef,
+        project_path: input.projectPath,
       }),
     );
 

@@ -38,8 +38,11 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
 
   it("runs the shipped example bot from queued to succeeded, with its usage in org_usage and the ledger", async () => {
     const launched = await s.member.api.post("/api/runs", {
-      team_id: s.team.id, bot: "review-pr", vars: { title: "Fix the flaky test", body: "It fails on Mondays" },
-      repo_url: "https://forge.example/acme/app.git", repo_ref: "main",
+      team_id: s.team.id,
+      bot: "review-pr",
+      vars: { title: "Fix the flaky test", body: "It fails on Mondays" },
+      repo_url: "https://forge.example/acme/app.git",
+      repo_ref: "main",
     });
     expect(launched.status).toBe(201);
     expect(launched.body.status).toBe("queued");
@@ -58,7 +61,15 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
     expect(usage).toMatchObject({ runs_this_month: 1, cost_usd_this_month: run.usage.cost_usd, input_tokens_this_month: run.usage.input_tokens });
     const ledger = (await s.member.api.get(`/api/teams/${s.team.id}/credentials/usage?repo=acme/app`)).body;
     expect(ledger.credentials).toEqual([
-      expect.objectContaining({ fingerprint: "example-local", provider: "example", tier: "platform", repo: "acme/app", metered_usd: 0, estimated_usd: run.usage.cost_usd, attempts: 1 }),
+      expect.objectContaining({
+        fingerprint: "example-local",
+        provider: "example",
+        tier: "platform",
+        repo: "acme/app",
+        metered_usd: 0,
+        estimated_usd: run.usage.cost_usd,
+        attempts: 1,
+      }),
     ]);
     await runner.stop();
   });
@@ -102,7 +113,9 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
     await runner.idle();
     const run = (await s.admin.get(`/api/runs/${launched.run.id}`)).body;
     expect(run).toMatchObject({
-      status: "failed", failure_code: "BOT_START_FAILED", failure_detail: expect.stringMatching(/^the bot could not start: /),
+      status: "failed",
+      failure_code: "BOT_START_FAILED",
+      failure_detail: expect.stringMatching(/^the bot could not start: /),
       attempts: [{ number: 1, status: "failed", failure_code: "BOT_START_FAILED" }],
     });
     expect(run.failure_detail).toMatch(cause);
@@ -140,8 +153,16 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
     const claim = (await t.services.runQueue.claim("w", 60_000))!;
     expect(claim.run.id).toBe(r.run.id);
     const report = {
-      reportId: "1:x", costMicro: 1500, inputTokens: 10, outputTokens: 5, aggregateTokens: 7, fingerprint: "fp1", provider: "p", tier: "team" as const,
-      repo: null, amountType: "metered" as const,
+      reportId: "1:x",
+      costMicro: 1500,
+      inputTokens: 10,
+      outputTokens: 5,
+      aggregateTokens: 7,
+      fingerprint: "fp1",
+      provider: "p",
+      tier: "team" as const,
+      repo: null,
+      amountType: "metered" as const,
     };
     await t.services.runQueue.finish(claim, { status: "succeeded" }, [report, report]);
     await t.services.runQueue.finish(claim, { status: "succeeded" }, [report]);
@@ -169,7 +190,18 @@ describe.each(storeKinds())("metering failures on %s", (kind) => {
     const claim = (await t.services.runQueue.claim("w", 60_000))!;
     await t.store.db.schema.dropTable("credential_usage").execute();
     const done = await t.services.runQueue.finish(claim, { status: "succeeded" }, [
-      { reportId: "1:a", costMicro: 5, inputTokens: 1, outputTokens: 1, aggregateTokens: 0, fingerprint: "fp", provider: "p", tier: "team", repo: null, amountType: "metered" },
+      {
+        reportId: "1:a",
+        costMicro: 5,
+        inputTokens: 1,
+        outputTokens: 1,
+        aggregateTokens: 0,
+        fingerprint: "fp",
+        provider: "p",
+        tier: "team",
+        repo: null,
+        amountType: "metered",
+      },
     ]);
     expect(done.finished).toBe(true);
     expect((await s.member.api.get(`/api/runs/${r.run.id}`)).body.status).toBe("succeeded");

@@ -140,8 +140,15 @@ export class Runner {
       const usage: UsageReport[] = exit.usage.map((u, i) => ({
         // Attempt-scoped ids: a bot that reuses its own ids on a resume still counts per attempt.
         reportId: `${attempt}:${u.id ?? `line-${i}`}`,
-        costMicro: u.costMicro, inputTokens: u.inputTokens, outputTokens: u.outputTokens, aggregateTokens: u.aggregateTokens,
-        fingerprint: u.fingerprint, provider: u.provider, tier: u.tier, repo: u.repo, amountType: u.amountType,
+        costMicro: u.costMicro,
+        inputTokens: u.inputTokens,
+        outputTokens: u.outputTokens,
+        aggregateTokens: u.aggregateTokens,
+        fingerprint: u.fingerprint,
+        provider: u.provider,
+        tier: u.tier,
+        repo: u.repo,
+        amountType: u.amountType,
       }));
       const { finished } = await this.o.runs.finish(a.claim, outcome, usage);
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");

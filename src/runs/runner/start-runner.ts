@@ -12,19 +12,19 @@ export const RECLAIM_EVERY_MS = 30_000;
  * Starts a reference runner and the lease reclaim timer. The bots file is read once here so a
  * malformed file stops the start with its message instead of failing each run.
  */
-export function startRunner(o: {
-  runs: Runs;
-  bots: BotCommands;
-  metrics: Metrics;
-  log: Logger;
-  concurrency: number;
-  role: string;
-}): { runner: Runner; stop(): Promise<void> } {
+export function startRunner(o: { runs: Runs; bots: BotCommands; metrics: Metrics; log: Logger; concurrency: number; role: string }): {
+  runner: Runner;
+  stop(): Promise<void>;
+} {
   const known = o.bots.ids();
   o.log.info({ bots: known, file: o.bots.file, concurrency: o.concurrency }, "runner starting");
   const runner = new Runner({
-    runs: o.runs, bots: o.bots, metrics: o.metrics, log: o.log.child({ component: "runner" }),
-    worker: `${os.hostname()}:${process.pid}:${o.role}`, concurrency: o.concurrency,
+    runs: o.runs,
+    bots: o.bots,
+    metrics: o.metrics,
+    log: o.log.child({ component: "runner" }),
+    worker: `${os.hostname()}:${process.pid}:${o.role}`,
+    concurrency: o.concurrency,
   });
   runner.start();
   const reclaim = startReclaimTimer(o.runs, o.log);

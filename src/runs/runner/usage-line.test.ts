@@ -6,10 +6,30 @@ import { parseUsageLine } from "./usage-line.js";
 describe("parseUsageLine", () => {
   it("reads a usage line into micro-USD and typed fields", () => {
     const line = JSON.stringify({
-      usage: { id: "u1", cost_usd: 0.0012, input_tokens: 120, output_tokens: 30, aggregate_tokens: 900, fingerprint: "fp", provider: "anthropic", tier: "pool", repo: "a/b", amount_type: "estimate" },
+      usage: {
+        id: "u1",
+        cost_usd: 0.0012,
+        input_tokens: 120,
+        output_tokens: 30,
+        aggregate_tokens: 900,
+        fingerprint: "fp",
+        provider: "anthropic",
+        tier: "pool",
+        repo: "a/b",
+        amount_type: "estimate",
+      },
     });
     expect(parseUsageLine(line)).toEqual({
-      id: "u1", costMicro: 1200, inputTokens: 120, outputTokens: 30, aggregateTokens: 900, fingerprint: "fp", provider: "anthropic", tier: "pool", repo: "a/b", amountType: "estimate",
+      id: "u1",
+      costMicro: 1200,
+      inputTokens: 120,
+      outputTokens: 30,
+      aggregateTokens: 900,
+      fingerprint: "fp",
+      provider: "anthropic",
+      tier: "pool",
+      repo: "a/b",
+      amountType: "estimate",
     });
   });
 

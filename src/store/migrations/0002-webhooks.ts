@@ -82,17 +82,8 @@ export const m0002Webhooks: Migration = {
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .addColumn("updated_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex("webhook_deliveries_idem")
-      .on("webhook_deliveries")
-      .columns(["tenant_id", "idempotency_key"])
-      .unique()
-      .execute();
-    await db.schema
-      .createIndex("webhook_deliveries_recent")
-      .on("webhook_deliveries")
-      .columns(["webhook_id", "created_at"])
-      .execute();
+    await db.schema.createIndex("webhook_deliveries_idem").on("webhook_deliveries").columns(["tenant_id", "idempotency_key"]).unique().execute();
+    await db.schema.createIndex("webhook_deliveries_recent").on("webhook_deliveries").columns(["webhook_id", "created_at"]).execute();
 
     await db.schema
       .createTable("api_keys")
@@ -124,12 +115,7 @@ export const m0002Webhooks: Migration = {
       .addColumn("created_by", "text")
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex("workflow_secrets_team_name")
-      .on("workflow_secrets")
-      .columns(["team_id", "name"])
-      .unique()
-      .execute();
+    await db.schema.createIndex("workflow_secrets_team_name").on("workflow_secrets").columns(["team_id", "name"]).unique().execute();
 
     await db.schema
       .createTable("org_bots")

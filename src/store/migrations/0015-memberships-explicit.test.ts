@@ -18,7 +18,9 @@ async function storeUpTo(kind: "sqlite" | "postgres", last: string): Promise<{ s
   }
   const store = await openStore({ databaseUrl: kind === "postgres" ? process.env.SERVICE_TEST_DATABASE_URL! : "", pgSchema: schema, migrate: false });
   const migrator = new Migrator({
-    db: store.db, provider: { getMigrations: async () => migrations as Record<string, Migration> }, ...(schema ? { migrationTableSchema: schema } : {}),
+    db: store.db,
+    provider: { getMigrations: async () => migrations as Record<string, Migration> },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error } = await migrator.migrateTo(last);
   if (error) throw error;
@@ -41,16 +43,49 @@ describe.each(storeKinds())("migration 0015 on %s", (kind) => {
     const up = await storeUpTo(kind, "0014_pg_batch_writes_inline");
     close = up.close;
     const db = up.store.db;
-    await db.insertInto("orgs").values({ id: "org_1", name: "A", status: "active", monthly_cost_cap_micro: 0, monthly_run_quota: 0, memory_quota_bytes: 0, monthly_webhook_calls: 0, credential_audience: "all", created_at: 1, updated_at: 1 } as never).execute();
+    await db
+      .insertInto("orgs")
+      .values({
+        id: "org_1",
+        name: "A",
+        status: "active",
+        monthly_cost_cap_micro: 0,
+        monthly_run_quota: 0,
+        memory_quota_bytes: 0,
+        monthly_webhook_calls: 0,
+        credential_audience: "all",
+        created_at: 1,
+        updated_at: 1,
+      } as never)
+      .execute();
     for (const team of ["tm_1", "tm_2"]) {
-      await db.insertInto("teams").values({ id: team, org_id: "org_1", name: team, status: "active", max_concurrent_runs: 0, launch_rate_per_min: 0, created_at: 1, updated_at: 1 } as never).execute();
+      await db
+        .insertInto("teams")
+        .values({
+          id: team,
+          org_id: "org_1",
+          name: team,
+          status: "active",
+          max_concurrent_runs: 0,
+          launch_rate_per_min: 0,
+          created_at: 1,
+          updated_at: 1,
+        } as never)
+        .execute();
     }
-    for (const user of ["usr_a", "usr_b"]) await db.insertInto("users").values({ id: user, login: user, name: user, super_admin: 0, created_at: 1 } as never).execute();
-    await db.insertInto("team_members").values([
-      { team_id: "tm_1", user_id: "usr_a", role: "member", created_at: 30 },
-      { team_id: "tm_2", user_id: "usr_a", role: "admin", created_at: 20 },
-      { team_id: "tm_1", user_id: "usr_b", role: "member", created_at: 40 },
-    ]).execute();
+    for (const user of ["usr_a", "usr_b"])
+      await db
+        .insertInto("users")
+        .values({ id: user, login: user, name: user, super_admin: 0, created_at: 1 } as never)
+        .execute();
+    await db
+      .insertInto("team_members")
+      .values([
+        { team_id: "tm_1", user_id: "usr_a", role: "member", created_at: 30 },
+        { team_id: "tm_2", user_id: "usr_a", role: "admin", created_at: 20 },
+        { team_id: "tm_1", user_id: "usr_b", role: "member", created_at: 40 },
+      ])
+      .execute();
     await db.insertInto("org_members").values({ org_id: "org_1", user_id: "usr_b", role: "admin", created_at: 5 }).execute();
 
     const { error } = await up.migrator.migrateToLatest();

@@ -55,8 +55,7 @@ export interface WebhooksTable {
   updated_at: number;
 }
 
-export type DeliveryStatus =
-  | "accepted" | "launched" | "duplicate" | "filtered" | "invalid" | "rate_limited" | "quota_exceeded" | "launch_error";
+export type DeliveryStatus = "accepted" | "launched" | "duplicate" | "filtered" | "invalid" | "rate_limited" | "quota_exceeded" | "launch_error";
 
 /** One row per delivery outcome; never holds the payload, only its hash. No FK: rows outlive their webhook. */
 export interface WebhookDeliveriesTable {

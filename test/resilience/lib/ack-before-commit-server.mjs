@@ -47,9 +47,9 @@ http
         }
         const row = { deliveryId: `dlv_${randomUUID()}`, runId: `run_${randomUUID()}`, key };
         // The bug under test: acknowledge first, commit later.
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ status: "launched", run_id: row.runId, delivery_id: row.deliveryId, bot: "review-pr" }),
-        );
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ status: "launched", run_id: row.runId, delivery_id: row.deliveryId, bot: "review-pr" }));
         pending.push(row);
       });
       return;

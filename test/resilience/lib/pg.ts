@@ -46,7 +46,9 @@ export async function startCluster(): Promise<Cluster> {
   const url = run("start", dir, String(port)).split("\n").at(-1)!;
   let dbs = 0;
   const cluster: Cluster = {
-    url, port, dir,
+    url,
+    port,
+    dir,
     crash: async () => {
       const [cmd, ...args] = asPg([path.join(pgBinDir()!, "pg_ctl"), "-D", dir, "-m", "immediate", "-w", "stop"]);
       await promisify(execFile)(cmd!, args, { timeout: 30_000 });
@@ -144,7 +146,9 @@ export async function runsOfWebhook(store: { sqliteFile?: string; pgUrl?: string
 /** A webhook's delivery rows, counted by status. */
 export async function deliveryStatusCounts(store: { sqliteFile?: string; pgUrl?: string }, webhookId: string): Promise<Record<string, number>> {
   const rows = await queryStore<{ status: string; n: number | string }>(
-    store, "select status, count(*) as n from webhook_deliveries where webhook_id = $1 group by status", [webhookId],
+    store,
+    "select status, count(*) as n from webhook_deliveries where webhook_id = $1 group by status",
+    [webhookId],
   );
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

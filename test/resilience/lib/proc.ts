@@ -111,7 +111,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<Service> 
   );
   const base = `http://127.0.0.1:${port}`;
   const svc: Service = {
-    port, dataDir, base, proc,
+    port,
+    dataDir,
+    base,
+    proc,
     pid: proc.pid!,
     output: () => out,
     alive: () => !exited,
@@ -209,5 +212,10 @@ export type Prng = ReturnType<typeof prng>;
 
 /** The service's own error log lines (pino JSON at level ≥ 50), the first few. */
 export function errorLines(s: Service, max = 3): string {
-  return s.output().split("\n").filter((l) => /"level":(50|60)/.test(l)).slice(0, max).join("\n");
+  return s
+    .output()
+    .split("\n")
+    .filter((l) => /"level":(50|60)/.test(l))
+    .slice(0, max)
+    .join("\n");
 }

@@ -7,9 +7,17 @@ import { ADMIN_TOKEN } from "./proc.js";
 
 export const admin = (base: string) => api(base, ADMIN_TOKEN);
 
-export interface Org { id: string }
-export interface Team { id: string }
-export interface Hook { id: string; token: string; provider: string }
+export interface Org {
+  id: string;
+}
+export interface Team {
+  id: string;
+}
+export interface Hook {
+  id: string;
+  token: string;
+  provider: string;
+}
 
 export async function createOrg(a: Api, body: Record<string, unknown> = {}): Promise<Org> {
   return a.post("/api/admin/orgs", { name: `org-${randomUUID().slice(0, 8)}`, ...body });
@@ -50,7 +58,10 @@ export function sendGeneric(base: string, hook: Hook, body: unknown, agent?: htt
 
 export const sign = (secret: string, body: string | Buffer) => createHmac("sha256", secret).update(body).digest("hex");
 
-interface ExampleDefinition { name: string; examples: Array<Record<string, any>> }
+interface ExampleDefinition {
+  name: string;
+  examples: Array<Record<string, any>>;
+}
 let examples: ExampleDefinition[] | undefined;
 /** GitHub's own pull_request.opened example (from @octokit/webhooks-examples) with our head sha. */
 export function githubPrOpened(sha: string): Record<string, any> {

@@ -65,7 +65,9 @@ export function pipeliners(port: number, n: number, request: string): { opened: 
     const pump = () => {
       while (!stopped && s.writable && s.write(batch));
     };
-    s.on("connect", pump).on("drain", pump).on("close", () => void sleep(500).then(open));
+    s.on("connect", pump)
+      .on("drain", pump)
+      .on("close", () => void sleep(500).then(open));
   };
   for (let i = 0; i < n; i++) open();
   return { opened: () => opened, stop: () => (stopped = true) };
