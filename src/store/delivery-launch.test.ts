@@ -1,3 +1,4 @@
+import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { findDeliveryByKey, type NewDelivery } from "./deliveries.js";
@@ -14,67 +15,24 @@ import { findOrgUsage } from "./usage.js";
  */
 const MONTH = "2026-11";
 
-const row = (id: string, teamId: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
-  id,
-  tenant_id: teamId,
-  webhook_id: "whk_l",
-  provider: "forge_b",
-  status: "launched",
-  idempotency_key: key,
-  payload_sha256: null,
-  event_kind: "pull_request",
-  event_action: "opened",
-  project_path: "o/r",
-  subject_id: "pr:1",
-  subject_sha: null,
-  parent_subject_id: null,
-  source_ip: null,
-  bot_id: "review-pr",
-  run_id: `run_${id}`,
-  reason: null,
-  denial_reason: null,
-  forge_delivery_id: null,
-  launched_at: 1,
-  failed_at: null,
-  attempts: 1,
-  created_at: 1,
-  updated_at: 1,
-  ...over,
-});
-const run = (id: string, teamId: string): RunRow => ({
-  id,
-  org_id: "",
-  team_id: teamId,
-  bot_id: "review-pr",
-  status: "queued",
-  vars: "{}",
-  repo_url: null,
-  repo_ref: null,
-  project_path: null,
-  connection_id: null,
-  subject_id: null,
-  parent_subject_id: null,
-  webhook_id: null,
-  delivery_id: null,
-  source: "webhook",
-  actor_user_id: null,
-  actor_kind: "webhook",
-  attempt: 1,
-  metered_attempt: 1,
-  metered: 1,
-  metered_month: MONTH,
-  failure_code: null,
-  failure_detail: null,
-  cancel_requested: 0,
-  claim_token: null,
-  claimed_by: null,
-  lease_expires_at: null,
-  queued_at: 1,
-  created_at: 1,
-  updated_at: 1,
-  started_at: null,
-  finished_at: null,
-});
+const row = (id: string, teamId: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery =>
+  testDeliveryRow(id, {
+    tenant_id: teamId,
+    webhook_id: "whk_l",
+    status: "launched",
+    idempotency_key: key,
+    event_kind: "pull_request",
+    event_action: "opened",
+    project_path: "o/r",
+    subject_id: "pr:1",
+    bot_id: "review-pr",
+    run_id: `run_${id}`,
+    reason: null,
+    launched_at: 1,
+    attempts: 1,
+    ...over,
+  });
+const run = (id: string, teamId: string): RunRow => testRunRow(id, teamId, MONTH);
 const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
   row: row(id, teamId, key),
   launch: { teamId, run: run(`run_${id}`, teamId), month: MONTH },

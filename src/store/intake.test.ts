@@ -1,3 +1,4 @@
+import { testDeliveryRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { findDeliveryByKey, listDeliveries, type NewDelivery } from "./deliveries.js";
@@ -52,32 +53,7 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
 
   it("writes a call's row only when its admission admits it, 200 parallel at the bucket", async () => {
     const l = limits({ webhookId: "whk_rows", burst: 10 });
-    const row = (i: number): NewDelivery => ({
-      id: `dlv_${i}`,
-      tenant_id: "team_rows",
-      webhook_id: "whk_rows",
-      provider: "forge_b",
-      status: "filtered",
-      idempotency_key: `row|dlv_${i}`,
-      payload_sha256: null,
-      event_kind: null,
-      event_action: null,
-      project_path: null,
-      subject_id: null,
-      subject_sha: null,
-      parent_subject_id: null,
-      source_ip: null,
-      bot_id: null,
-      run_id: null,
-      reason: "filtered",
-      denial_reason: null,
-      forge_delivery_id: null,
-      launched_at: null,
-      failed_at: null,
-      attempts: 0,
-      created_at: i,
-      updated_at: i,
-    });
+    const row = (i: number): NewDelivery => testDeliveryRow(`dlv_${i}`, { tenant_id: "team_rows", webhook_id: "whk_rows", created_at: i, updated_at: i });
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(l, { row: row(i) })));
     const results = answers.map((a) => a.admission);
     const admitted = results.flatMap((r, i) => (r.kind === "admitted" ? [`dlv_${i}`] : []));
@@ -89,33 +65,27 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
 
   it("writes a replay's duplicate row when its key is held, retries nothing for a launch_error holder, and writes nothing for a free key", async () => {
     const l = limits({ webhookId: "whk_replay", burst: 10 });
-    const row = (id: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery => ({
-      id,
-      tenant_id: "team_replay",
-      webhook_id: "whk_replay",
-      provider: "forge_b",
-      status: "launched",
-      idempotency_key: key,
-      payload_sha256: "ab".repeat(32),
-      event_kind: "pull_request",
-      event_action: "opened",
-      project_path: "o/r",
-      subject_id: "pr:1",
-      subject_sha: "c".repeat(40),
-      parent_subject_id: null,
-      source_ip: "10.0.0.1",
-      bot_id: "review-pr",
-      run_id: null,
-      reason: null,
-      denial_reason: null,
-      forge_delivery_id: "d-1",
-      launched_at: null,
-      failed_at: null,
-      attempts: 1,
-      created_at: 5,
-      updated_at: 5,
-      ...over,
-    });
+    const row = (id: string, key: string, over: Partial<NewDelivery> = {}): NewDelivery =>
+      testDeliveryRow(id, {
+        tenant_id: "team_replay",
+        webhook_id: "whk_replay",
+        status: "launched",
+        idempotency_key: key,
+        payload_sha256: "ab".repeat(32),
+        event_kind: "pull_request",
+        event_action: "opened",
+        project_path: "o/r",
+        subject_id: "pr:1",
+        subject_sha: "c".repeat(40),
+        source_ip: "10.0.0.1",
+        bot_id: "review-pr",
+        reason: null,
+        forge_delivery_id: "d-1",
+        attempts: 1,
+        created_at: 5,
+        updated_at: 5,
+        ...over,
+      });
     await ts.store.deliver(null, { row: row("dlv_holder", "k-held", { run_id: "run_holder", launched_at: 5 }) });
     await ts.store.deliver(null, { row: row("dlv_failed", "k-failed", { status: "launch_error", failed_at: 5, denial_reason: "concurrency_cap_exceeded" }) });
     const replay = (id: string, key: string) =>

@@ -1,3 +1,4 @@
+import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "./deliveries.js";
@@ -6,32 +7,7 @@ import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./inta
 import type { RunRow } from "./runs.js";
 import { findOrgUsage } from "./usage.js";
 
-const row = (id: string, webhookId: string): NewDelivery => ({
-  id,
-  tenant_id: "team_b",
-  webhook_id: webhookId,
-  provider: "forge_b",
-  status: "filtered",
-  idempotency_key: `row|${id}`,
-  payload_sha256: null,
-  event_kind: null,
-  event_action: null,
-  project_path: null,
-  subject_id: null,
-  subject_sha: null,
-  parent_subject_id: null,
-  source_ip: null,
-  bot_id: null,
-  run_id: null,
-  reason: "filtered",
-  denial_reason: null,
-  forge_delivery_id: null,
-  launched_at: null,
-  failed_at: null,
-  attempts: 0,
-  created_at: 1,
-  updated_at: 1,
-});
+const row = (id: string, webhookId: string): NewDelivery => testDeliveryRow(id, { tenant_id: "team_b", webhook_id: webhookId });
 const limits = (webhookId: string, burst: number): CallLimits => ({
   webhookId,
   orgId: "org_b",
@@ -43,40 +19,7 @@ const limits = (webhookId: string, burst: number): CallLimits => ({
   now: 0,
 });
 
-const run = (id: string, teamId: string): RunRow => ({
-  id,
-  org_id: "",
-  team_id: teamId,
-  bot_id: "review-pr",
-  status: "queued",
-  vars: "{}",
-  repo_url: null,
-  repo_ref: null,
-  project_path: null,
-  connection_id: null,
-  subject_id: null,
-  parent_subject_id: null,
-  webhook_id: null,
-  delivery_id: null,
-  source: "webhook",
-  actor_user_id: null,
-  actor_kind: "webhook",
-  attempt: 1,
-  metered_attempt: 1,
-  metered: 1,
-  metered_month: "2026-11",
-  failure_code: null,
-  failure_detail: null,
-  cancel_requested: 0,
-  claim_token: null,
-  claimed_by: null,
-  lease_expires_at: null,
-  queued_at: 1,
-  created_at: 1,
-  updated_at: 1,
-  started_at: null,
-  finished_at: null,
-});
+const run = (id: string, teamId: string): RunRow => testRunRow(id, teamId);
 /** A launching delivery of `teamId` under `key`: its run `run_{id}`, its row as launched, and a duplicate's row id. */
 const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
   row: { ...row(id, "whk_launch"), tenant_id: teamId, idempotency_key: key, status: "launched", run_id: `run_${id}`, reason: null, attempts: 1 },

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, WRITER_ENTRY, type TestStore } from "../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "./deliveries.js";
@@ -26,69 +27,11 @@ const limits = (webhookId: string, burst = 1000): CallLimits => ({
 });
 
 function row(id: string, teamId: string, key = `row|${id}`): NewDelivery {
-  return {
-    id,
-    tenant_id: teamId,
-    webhook_id: "whk_w",
-    provider: "forge_b",
-    status: "filtered",
-    idempotency_key: key,
-    payload_sha256: null,
-    event_kind: null,
-    event_action: null,
-    project_path: null,
-    subject_id: null,
-    subject_sha: null,
-    parent_subject_id: null,
-    source_ip: null,
-    bot_id: null,
-    run_id: null,
-    reason: "filtered",
-    denial_reason: null,
-    forge_delivery_id: null,
-    launched_at: null,
-    failed_at: null,
-    attempts: 0,
-    created_at: 1,
-    updated_at: 1,
-  };
+  return testDeliveryRow(id, { tenant_id: teamId, webhook_id: "whk_w", idempotency_key: key });
 }
 
 function run(id: string, teamId: string): RunRow {
-  return {
-    id,
-    org_id: "",
-    team_id: teamId,
-    bot_id: "review-pr",
-    status: "queued",
-    vars: "{}",
-    repo_url: null,
-    repo_ref: null,
-    project_path: null,
-    connection_id: null,
-    subject_id: null,
-    parent_subject_id: null,
-    webhook_id: null,
-    delivery_id: null,
-    source: "webhook",
-    actor_user_id: null,
-    actor_kind: "webhook",
-    attempt: 1,
-    metered_attempt: 1,
-    metered: 1,
-    metered_month: MONTH,
-    failure_code: null,
-    failure_detail: null,
-    cancel_requested: 0,
-    claim_token: null,
-    claimed_by: null,
-    lease_expires_at: null,
-    queued_at: 1,
-    created_at: 1,
-    updated_at: 1,
-    started_at: null,
-    finished_at: null,
-  };
+  return testRunRow(id, teamId, MONTH);
 }
 
 /** A launching delivery's writes under `key`: its run, and its row as launched (the row's id is the run's, suffixed). */
