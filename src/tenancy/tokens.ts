@@ -63,21 +63,9 @@ export class AccessTokens {
 
   /** Stores a given plaintext (bootstrap, SERVICE_ADMIN_TOKEN); returns its row id. */
   async store(db: Db, userId: string, token: string, name: string, source: string): Promise<string> {
-    const id = this.deps.ids.next("pat");
-    await t.insertAccessToken(db, {
-      id,
-      user_id: userId,
-      name,
-      fingerprint: sha256Hex(token),
-      hash: hashToken(token),
-      last4: last4(token),
-      source,
-      created_at: this.deps.clock.now(),
-      expires_at: null,
-      last_used_at: null,
-      revoked_at: null,
-    });
-    return id;
+    const row = tokenRow(this.deps.ids.next("pat"), userId, token, name, source, this.deps.clock.now(), null);
+    await t.insertAccessToken(db, row);
+    return row.id;
   }
 
   private async mint(p: Principal, userId: string, input: { name: string; expires_in_days?: number }, source: string) {
@@ -88,30 +76,34 @@ export class AccessTokens {
     }
     const token = mintToken(PAT_PREFIX);
     const now = this.deps.clock.now();
-    const id = this.deps.ids.next("pat");
-    const row = {
-      id,
-      user_id: userId,
-      name,
-      fingerprint: sha256Hex(token),
-      hash: hashToken(token),
-      last4: last4(token),
-      source,
-      created_at: now,
-      expires_at: days === undefined ? null : now + days * 86_400_000,
-      last_used_at: null,
-      revoked_at: null,
-    };
+    const row = tokenRow(this.deps.ids.next("pat"), userId, token, name, source, now, days === undefined ? null : now + days * 86_400_000);
     await this.deps.store.tx(async (tx) => {
       await t.insertAccessToken(tx, row);
       await this.deps.audit.record(tx, {
         actorId: p.userId,
         action: "token.create",
         targetType: "token",
-        targetId: id,
+        targetId: row.id,
         detail: { user_id: userId, name },
       });
     });
     return { ...tokenView(row), token };
   }
+}
+
+/** A new token's row: only its salted hash, fingerprint and last 4 characters are kept. */
+function tokenRow(id: string, userId: string, token: string, name: string, source: string, now: number, expiresAt: number | null) {
+  return {
+    id,
+    user_id: userId,
+    name,
+    fingerprint: sha256Hex(token),
+    hash: hashToken(token),
+    last4: last4(token),
+    source,
+    created_at: now,
+    expires_at: expiresAt,
+    last_used_at: null,
+    revoked_at: null,
+  };
 }
