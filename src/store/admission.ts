@@ -3,7 +3,7 @@ import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
 import type { KeyHolder, NewDelivery } from "./deliveries.js";
 import type { RunRow } from "./runs.js";
 import { Compiled } from "./compiled.js";
-import type { Db, StoreKind } from "./store.js";
+import type { Db, StoreKind } from "./db.js";
 
 type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
 

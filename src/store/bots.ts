@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { OrgBotsTable } from "./schema/bots.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type OrgBotRow = Selectable<OrgBotsTable>;
 

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { ApiKeysTable, WorkflowSecretsTable } from "./schema/credentials.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type WorkflowSecretRow = Selectable<WorkflowSecretsTable>;

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from "kysely";
 import type { WebhookDeliveriesTable } from "./schema/webhooks.js";
 import { Compiled, compiledInsert } from "./compiled.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewDelivery = Insertable<WebhookDeliveriesTable>;

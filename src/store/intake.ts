@@ -4,7 +4,7 @@ import { Compiled, isPostgres } from "./compiled.js";
 import { duplicateRow, findDeliveryByKey, insertDelivery, type NewDelivery } from "./deliveries.js";
 import { insertRun, type RunRow } from "./runs.js";
 import { addOrgRuns } from "./usage.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 import type { WebhookRow } from "./webhooks.js";
 
 export type CallAdmission = { kind: "admitted" } | { kind: "rate_limited"; retryAfterSeconds: number } | { kind: "quota_exceeded"; scope: "org" | "webhook" };

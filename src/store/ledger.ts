@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Insertable } from "kysely";
 import type { RunUsageEventsTable } from "./schema/runs.js";
 import type { CredentialUsageTable } from "./schema/usage.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type UsageEventRow = Insertable<RunUsageEventsTable>;
 

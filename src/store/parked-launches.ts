@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import type { ParkedLaunchesTable } from "./schema/intake.js";
 import { isPostgres } from "./compiled.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type ParkedLaunch = Selectable<ParkedLaunchesTable>;
 

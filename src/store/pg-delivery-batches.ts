@@ -1,6 +1,6 @@
 import { Compiled } from "./compiled.js";
 import { limitParams, parseVerdict, writeOnPostgres, type CallLimits, type DeliveryAnswer, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 /** One call's answer in `deliver_webhook_calls`' `answers` (store/postgres/deliver-webhook-calls.sql). */
 interface CallAnswer {

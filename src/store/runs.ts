@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Sel
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
 import { Compiled, compiledInsert } from "./compiled.js";
-import type { Db, StoreKind } from "./store.js";
+import type { Db, StoreKind } from "./db.js";
 
 export type RunRow = Selectable<RunsTable>;
 

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema/index.js";
+import type { Db, StoreKind } from "./db.js";
 import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
 import { EventLoopWatch, type EventLoopLoad } from "./event-loop-load.js";
 import { GroupCommit } from "./group-commit.js";
@@ -15,8 +16,7 @@ import { openSqliteConnection } from "./sqlite-connection.js";
 import { SqliteWriter } from "./sqlite-writer.js";
 import { WriteLock } from "./write-lock.js";
 
-export type StoreKind = "sqlite" | "postgres";
-export type Db = Kysely<Database>;
+export type { Db, StoreKind } from "./db.js";
 
 /**
  * The one handle on persistent state. Capabilities call the named operations of the

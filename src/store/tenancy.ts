@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 import type { AccessTokensTable, AuditLogTable, OrgsTable, TeamsTable, UsersTable } from "./schema/tenancy.js";
 
 export type OrgRow = Selectable<OrgsTable>;

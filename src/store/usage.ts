@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { Compiled, isPostgres } from "./compiled.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 /** Org counters for one UTC month; zeros when the month has no row yet. */
 export async function findOrgUsage(db: Db, orgId: string, month: string) {

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
 import type { WebhooksTable } from "./schema/webhooks.js";
-import type { Db } from "./store.js";
+import type { Db } from "./db.js";
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookRowPatch = Updateable<Omit<WebhooksTable, "id" | "tenant_id" | "provider" | "created_at">>;
