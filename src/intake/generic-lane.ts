@@ -1,5 +1,6 @@
 import { nulField, nulMessage } from "../runs/nul-field.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
+import { MAX_VAR_VALUE_BYTES, MAX_VARS, VAR_KEY_RE } from "../webhooks/field-parsers.js";
 import type { DeliveryContext } from "./delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
 import type { GenericEvent } from "./delivery-event.js";
@@ -8,12 +9,6 @@ import { genericKey } from "./idempotency-keys.js";
 import { asObject, at } from "./json-guards.js";
 import { layerVars } from "./launch-vars.js";
 import { routeBots } from "./route-bots.js";
-
-/** Spec "Webhook intake limits": generic vars. */
-export const GENERIC_MAX_VARS = 256;
-export const GENERIC_VAR_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-/** 4 KiB, counted in UTF-8 bytes. */
-export const GENERIC_MAX_VALUE_BYTES = 4096;
 
 export interface GenericRequest {
   bot?: string;
@@ -41,12 +36,12 @@ export function readGenericRequest(body: unknown): GenericRead {
   const varsObj = rawVars === undefined || rawVars === null ? {} : asObject(rawVars);
   if (varsObj === undefined) return bad("generic: vars must be an object");
   const entries = Object.entries(varsObj);
-  if (entries.length > GENERIC_MAX_VARS) return { ok: false, decision: invalid("too_many_vars", "generic: too many vars") };
+  if (entries.length > MAX_VARS) return { ok: false, decision: invalid("too_many_vars", "generic: too many vars") };
   const vars = new Map<string, string>();
   for (const [key, value] of entries) {
-    if (!GENERIC_VAR_KEY.test(key)) return { ok: false, decision: invalid("bad_var_key", "bad var key") };
+    if (!VAR_KEY_RE.test(key)) return { ok: false, decision: invalid("bad_var_key", "bad var key") };
     if (typeof value !== "string") return bad(`generic: var ${key} must be a string`);
-    if (Buffer.byteLength(value, "utf8") > GENERIC_MAX_VALUE_BYTES) {
+    if (Buffer.byteLength(value, "utf8") > MAX_VAR_VALUE_BYTES) {
       return { ok: false, decision: invalid("var_value_too_large", "var value too large") };
     }
     vars.set(key, value);

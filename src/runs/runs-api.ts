@@ -6,6 +6,7 @@ import * as q from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";
+import { varMap } from "../webhooks/field-parsers.js";
 import { nulField, nulMessage } from "./nul-field.js";
 import { runDetailView, runView } from "./run-views.js";
 
@@ -35,13 +36,14 @@ export class RunsApi {
 
   async launch(p: Principal, input: LaunchInput): Promise<ApiLaunchResult> {
     const { team } = await this.deps.access.team(p, input.team_id, "member");
-    const nul = nulField({ bot: input.bot, repo_url: input.repo_url, repo_ref: input.repo_ref, project_path: input.project_path }, input.vars);
+    const nul = nulField({ bot: input.bot, repo_url: input.repo_url, repo_ref: input.repo_ref, project_path: input.project_path });
     if (nul) throw invalid(nul, nulMessage(nul));
+    const vars = varMap(input.vars ?? {}, "vars");
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
     const result = await this.deps.launcher.launch({
       teamId: input.team_id,
       botId: input.bot,
-      vars: input.vars ?? {},
+      vars,
       repoUrl: input.repo_url,
       repoRef: input.repo_ref,
       projectPath: input.project_path,

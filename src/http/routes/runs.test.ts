@@ -57,6 +57,9 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     expect((await bad({ vars: { "1bad": "x" } })).status).toBe(400);
     expect((await bad({ vars: { ok: 5 } })).status).toBe(400);
     expect((await bad({ vars: { big: "x".repeat(4097) } })).status).toBe(400);
+    // 4 KiB counts UTF-8 bytes, as the generic intake does: 2,049 characters of two bytes each.
+    expect((await bad({ vars: { wide: "é".repeat(2049) } })).body).toMatchObject({ error: "invalid_request", field: "vars.wide" });
+    expect((await bad({ vars: { wide: "é".repeat(2048) } })).status).toBe(201);
     expect((await bad({ colour: "red" })).body).toMatchObject({ field: "colour" });
   });
 

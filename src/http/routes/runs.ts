@@ -1,11 +1,12 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
 import { sendDenial } from "../send-denial.js";
+import { MAX_VAR_VALUE_BYTES, MAX_VARS, VAR_KEY_RE } from "../../webhooks/field-parsers.js";
 import { Id, TeamParams } from "./schemas.js";
 
-/** Run variables: the generic intake's limits (256 keys, key pattern, 4 KiB values). */
-const Vars = Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" }), Type.String({ maxLength: 4096 }), {
-  maxProperties: 256,
+/** Run variables: the shape here; the limits' one rule (4 KiB in UTF-8 bytes) is RunsApi's. */
+const Vars = Type.Record(Type.String({ pattern: VAR_KEY_RE.source }), Type.String({ maxLength: MAX_VAR_VALUE_BYTES }), {
+  maxProperties: MAX_VARS,
   additionalProperties: false,
 });
 const Text = Type.String({ minLength: 1, maxLength: 2048 });
