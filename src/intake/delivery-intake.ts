@@ -167,7 +167,9 @@ export class DeliveryIntake {
         ? { mode: "token", verifyToken: (presented) => presented === provenToken }
         : target.hmacSecret === undefined
           ? undefined
-          : { mode: "hmac", secret: target.hmacSecret };
+          : config.sign_mode === "standard"
+            ? { mode: "standard", secret: target.hmacSecret, now: this.deps.clock.now() }
+            : { mode: "hmac", secret: target.hmacSecret };
     return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 

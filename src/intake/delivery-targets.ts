@@ -44,7 +44,7 @@ export class DeliveryTargets {
     }
     const config = configFromRow(loaded.webhook);
     const secrets = secretsFromRow(loaded.webhook);
-    const hmacSecret = config.sign_mode === "hmac" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
+    const hmacSecret = config.sign_mode !== "token" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
     const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.

@@ -5,6 +5,7 @@ import { firstHeader, isFormEncoded } from "./headers.js";
 import type { ProviderHeaders, VerifyInput, VerifyResult } from "./providers/provider.js";
 import { markVerified } from "./verified-payload.js";
 import { verifySignature, type SignatureFormat } from "./verify-signature.js";
+import { verifyStandardWebhook } from "./verify-standard-webhook.js";
 
 /** How a provider signs bodies in hmac mode. */
 export interface BodySigning {
@@ -56,6 +57,11 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   if (input.auth.mode === "token") {
     if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
     const check = checkDeliveryToken(input.headers, headers.token, input.auth.verifyToken);
+    return check.ok ? accept() : badSignature(check.reason);
+  }
+
+  if (input.auth.mode === "standard") {
+    const check = verifyStandardWebhook(input.auth.secret, input.headers, input.rawBody, input.auth.now);
     return check.ok ? accept() : badSignature(check.reason);
   }
 

@@ -19,7 +19,8 @@ export const PROVIDER_ALIASES: Record<string, ProviderName> = {
   generic: "generic",
 };
 
-export type SignMode = "token" | "hmac";
+/** `standard`: Standard Webhooks signatures (generic only). */
+export type SignMode = "token" | "hmac" | "standard";
 export type Overlap = "" | "allow" | "skip" | "supersede";
 /** Repository roles, lowest first; forge-specific roles map onto these. */
 export const REPLIER_ROLES = ["guest", "reporter", "developer", "maintainer", "owner"] as const;

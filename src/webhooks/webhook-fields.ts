@@ -106,7 +106,7 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
       return checkName(v, field);
     },
     enabled: bool,
-    sign_mode: oneOf(["token", "hmac"] as const),
+    sign_mode: oneOf(["token", "hmac", "standard"] as const),
     rate: number({ min: 0, max: 10_000, exclusiveMin: true }),
     burst: number({ min: 1, max: 1_000_000, integer: true }),
     monthly_call_limit: number({ min: 0, max: 1_000_000_000_000, integer: true }),

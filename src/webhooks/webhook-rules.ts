@@ -55,6 +55,8 @@ export function checkWebhookRules(provider: ProviderName, c: EditableConfig): vo
     if (c.sign_mode !== "hmac") throw invalid("sign_mode", `${provider} verifies deliveries by HMAC only; sign_mode must be hmac`);
   } else if (provider === "forge_a" && c.sign_mode !== "token") {
     throw invalid("sign_mode", "forge_a echoes the token and cannot sign bodies; sign_mode must be token");
+  } else if (provider !== "generic" && c.sign_mode === "standard") {
+    throw invalid("sign_mode", "only generic webhooks take Standard Webhooks signatures");
   }
   if (usesWildcardBots(c)) {
     if (c.bot_ids.length !== 1) throw invalid("bot_ids", `bot_ids: "*" cannot be combined with named bots`);

@@ -101,8 +101,8 @@ export class WebhookService {
       if (names.length === 0) throw invalid("body", "name at least one field to change");
       const next: EditableConfig = { ...pickEditable(current), ...fields };
       checkWebhookRules(current.provider, next);
-      if (next.sign_mode === "hmac" && secretsFromRow(row).sealed_secret === null) {
-        throw conflict("this webhook has no sealed secret; rotate its token, then switch sign_mode to hmac");
+      if (next.sign_mode !== "token" && secretsFromRow(row).sealed_secret === null) {
+        throw conflict(`this webhook has no sealed secret; rotate its token, then switch sign_mode to ${next.sign_mode}`);
       }
       await this.checkReferences(tx, team, next, names);
       wildcard = usesWildcardBots(next) && (names.includes("bot_ids") || names.includes("wildcard_bots"));

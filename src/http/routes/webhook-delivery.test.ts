@@ -1,7 +1,9 @@
 import { createHash, createHmac } from "node:crypto";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { monthOf } from "../../core/month.js";
+import { standardSecret } from "../../intake/verify-standard-webhook.js";
 import { monthlyWebhookCalls } from "../../store/intake.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
@@ -376,6 +378,31 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       const r = await send(hook, body);
       expect(r.statusCode).toBe(400);
       expect(JSON.parse(r.body).detail).toContain(message);
+    });
+
+    it("verifies Standard Webhooks signatures in standard mode, signed by the standardwebhooks library, and refuses a replay past the tolerance", async () => {
+      const hook = await createHook({ provider: "generic", sign_mode: "standard", bot_ids: ["review-pr"] });
+      const sender = new Webhook(standardSecret(hook.token));
+      const body = JSON.stringify({ bot: "review-pr", vars: {}, idempotency_key: "std-1" });
+      const headers = (at: number, id = "msg_std") => ({
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at / 1000)),
+        "webhook-signature": sender.sign(id, new Date(at), body),
+      });
+      const good = await deliver("generic", hook.id, body, headers(t.clock.now()));
+      expect([good.statusCode, JSON.parse(good.body).status]).toEqual([200, "launched"]);
+      const stale = await deliver("generic", hook.id, body, headers(t.clock.now() - 6 * 60_000));
+      expect([stale.statusCode, JSON.parse(stale.body)]).toEqual([401, { error: "invalid_signature", detail: "webhook-timestamp is outside the tolerance" }]);
+      const forged = await deliver("generic", hook.id, body, { ...headers(t.clock.now()), "webhook-signature": `v1,${"A".repeat(43)}=` });
+      expect(forged.statusCode).toBe(401);
+      // The token alone proves nothing in this mode.
+      expect((await deliver("generic", hook.id, body, { "x-service-webhook-token": hook.token })).statusCode).toBe(401);
+      const forge = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, {
+        provider: "forge_b",
+        sign_mode: "standard",
+        bot_ids: ["review-pr"],
+      });
+      expect([forge.status, forge.body.field]).toEqual([400, "sign_mode"]);
     });
 
     it("verifies an HMAC in hmac mode", async () => {

@@ -5,7 +5,7 @@ import type { Provider } from "./provider.js";
 /** 256 vars of 4 KiB, each at worst six-fold as JSON escapes, and the rest of the request. */
 const GENERIC_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-/** A custom caller: a bearer token header by default, or hmac (`sha256=<hex>` or bare hex) opted in. */
+/** A custom caller: a bearer token header by default; hmac (`sha256=<hex>` or bare hex) or Standard Webhooks opted in. */
 export const generic: Provider = {
   name: "generic",
   headers: {
@@ -14,7 +14,7 @@ export const generic: Provider = {
     token: ["X-Service-Webhook-Token"],
     signature: ["X-Service-Webhook-Signature"],
   },
-  signModes: ["token", "hmac"],
+  signModes: ["token", "hmac", "standard"],
   maxBodyBytes: GENERIC_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);

@@ -15,7 +15,11 @@ export interface ProviderHeaders {
 }
 
 /** What proves a body: the unsealed HMAC secret, or the token check owned by the webhooks module. */
-export type BodyAuth = { mode: "hmac"; secret: string } | { mode: "token"; verifyToken: TokenVerifier };
+export type BodyAuth =
+  | { mode: "hmac"; secret: string }
+  | { mode: "token"; verifyToken: TokenVerifier }
+  /** Standard Webhooks: the secret, and the time its timestamp must be near. */
+  | { mode: "standard"; secret: string; now: number };
 
 export interface VerifyInput {
   headers: HeaderBag;
