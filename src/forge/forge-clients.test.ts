@@ -48,7 +48,9 @@ describe("the permission cache", () => {
   beforeEach(async () => {
     fake = await FakeGitHub.start();
     clock = new ManualClock();
-    clients = new ForgeClients({ clock, permissionTtlMs: 5_000 });
+    // octokit logs each failed request; these tests fail some on purpose.
+    const quiet = () => {};
+    clients = new ForgeClients({ clock, permissionTtlMs: 5_000, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
   });
   afterEach(() => fake.server.close());
 
