@@ -1,0 +1,161 @@
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+import { Type } from "typebox";
+import type { CommentRef, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
+import { forgeFailure, type HttpFailure } from "./forge-errors.js";
+import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
+import { roleFromPermissionName } from "./forge-roles.js";
+import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+
+/** forge_b is GitHub (and GitHub Enterprise Server), through octokit. */
+const GitHub = Octokit.plugin(retry, throttling);
+
+const PUBLIC_API = "https://api.github.com/";
+// Statuses octokit's retry plugin leaves alone: 429 and 403 rate limits belong to the throttling plugin.
+const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
+
+const User = Type.Object({ login: Type.String(), id: Type.Number() });
+const Permission = Type.Object({ permission: Type.String(), role_name: Type.Optional(Type.String()) });
+const RepoRef = Type.Object({ id: Type.Number(), full_name: Type.String() });
+const Pull = Type.Object({
+  state: Type.String(),
+  draft: Type.Optional(Type.Boolean()),
+  merged: Type.Optional(Type.Boolean()),
+  merged_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  user: User,
+  labels: Type.Array(Type.Object({ name: Type.String() })),
+  head: Type.Object({ sha: Type.String(), ref: Type.String(), repo: Type.Union([RepoRef, Type.Null()]) }),
+  base: Type.Object({ ref: Type.String(), repo: RepoRef }),
+  updated_at: Type.String(),
+});
+const ReviewComment = Type.Object({
+  id: AnswerId,
+  in_reply_to_id: Type.Optional(AnswerId),
+  user: Type.Union([User, Type.Null()]),
+  body: Type.String(),
+  created_at: Type.String(),
+});
+const Created = Type.Object({ id: AnswerId });
+
+class GitHubApi implements ForgeApi {
+  private readonly octokit: InstanceType<typeof GitHub>;
+  /** Set when octokit's throttling plugin saw a secondary rate limit, which may come as a bare 403. */
+  private secondaryLimited = false;
+
+  constructor(ctx: ForgeApiContext) {
+    this.octokit = new GitHub({
+      baseUrl: ctx.apiRoot.href.replace(/\/$/, ""),
+      userAgent: "bot-gateway",
+      request: { fetch: ctx.fetch },
+      ...(ctx.log && { log: ctx.log }),
+      retry: { retries: 1, doNotRetry: DO_NOT_RETRY },
+      throttle: {
+        id: ctx.tokenKey,
+        onRateLimit: (afterS: number, _o: unknown, _k: unknown, count: number) => ctx.mayRetry(afterS * 1000, count),
+        onSecondaryRateLimit: (afterS: number, _o: unknown, _k: unknown, count: number) => {
+          this.secondaryLimited = true;
+          return ctx.mayRetry(afterS * 1000, count);
+        },
+      },
+    });
+  }
+
+  async permissionOf(repo: string, login: string) {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.run(() => this.octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo: name, username: login }));
+    const p = parseAnswer(Permission, res.data, "a collaborator's permission");
+    // role_name says triage and maintain; permission folds them into read and write. A custom role falls back to its base.
+    const byRole = roleFromPermissionName(p.role_name);
+    return byRole !== "none" ? byRole : roleFromPermissionName(p.permission);
+  }
+
+  async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.run(() => this.octokit.rest.pulls.get({ owner, repo: name, pull_number: number }));
+    const pr = parseAnswer(Pull, res.data, "a pull request");
+    const merged = pr.merged === true || (pr.merged_at ?? null) !== null;
+    return {
+      state: merged ? "merged" : pr.state === "open" ? "open" : "closed",
+      draft: pr.draft === true,
+      headRepoId: pr.head.repo?.id ?? null,
+      baseRepoId: pr.base.repo.id,
+      headRepoFullName: pr.head.repo?.full_name ?? null,
+      baseRepoFullName: pr.base.repo.full_name,
+      headSha: pr.head.sha,
+      headRef: pr.head.ref,
+      baseRef: pr.base.ref,
+      authorLogin: pr.user.login,
+      labels: pr.labels.map((l) => l.name),
+      updatedAt: pr.updated_at,
+    };
+  }
+
+  /** GitHub has no thread resource: a thread is its first review comment and the replies naming it. */
+  readonly reviewThread = async (repo: string, number: number, threadId: string): Promise<ThreadFacts> => {
+    const { owner, name } = ownerAndName(repo);
+    const all = await this.run(() =>
+      this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, { owner, repo: name, pull_number: number, per_page: 100 }),
+    );
+    const comments = parseAnswer(Type.Array(ReviewComment), all, "review comments")
+      .filter((c) => (c.in_reply_to_id === undefined ? idText(c.id) === threadId : idText(c.in_reply_to_id) === threadId))
+      .map((c) => ({ id: idText(c.id), authorLogin: c.user?.login ?? "", authorId: c.user?.id ?? 0, body: c.body, createdAt: c.created_at }));
+    // A thread is named by its first comment; a reply's id names none.
+    if (comments[0]?.id !== threadId) throw forgeFailure("not_found", `no review thread ${threadId} on pull request ${number}`);
+    return { id: threadId, comments };
+  };
+
+  async postReply(repo: string, number: number, to: CommentRef, body: string) {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.run<{ data: unknown }>(() =>
+      to.threadId !== undefined
+        ? this.octokit.rest.pulls.createReplyForReviewComment({ owner, repo: name, pull_number: number, comment_id: Number(to.threadId), body })
+        : this.octokit.rest.issues.createComment({ owner, repo: name, issue_number: number, body }),
+    );
+    return { id: idText(parseAnswer(Created, res.data, "a new comment").id) };
+  }
+
+  async react(repo: string, _number: number, to: CommentRef, reaction: Reaction) {
+    const { owner, name } = ownerAndName(repo);
+    const comment_id = Number(to.commentId);
+    await this.run<unknown>(() =>
+      to.threadId !== undefined
+        ? this.octokit.rest.reactions.createForPullRequestReviewComment({ owner, repo: name, comment_id, content: reaction })
+        : this.octokit.rest.reactions.createForIssueComment({ owner, repo: name, comment_id, content: reaction }),
+    );
+  }
+
+  async tokenOwner(): Promise<TokenOwner> {
+    const res = await this.run(() => this.octokit.rest.users.getAuthenticated());
+    const user = parseAnswer(User, res.data, "the token's user");
+    return { login: user.login, id: user.id };
+  }
+
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      const status = failureOf(err)?.status;
+      if (this.secondaryLimited && (status === 403 || status === 429)) throw forgeFailure("rate_limited", "GitHub's secondary rate limit");
+      throw err;
+    }
+  }
+}
+
+/** octokit's RequestError carries the status and, when GitHub answered, its headers. */
+function failureOf(err: unknown): HttpFailure | undefined {
+  const e = err as { status?: unknown; response?: { headers?: Record<string, string> } } | null;
+  return typeof e?.status === "number" && e.response?.headers ? { status: e.status, headers: e.response.headers } : undefined;
+}
+
+export const forgeB: ForgeModule = {
+  provider: "forge_b",
+  apiRoot(base) {
+    if (base === null || base.hostname === "github.com" || base.hostname === "api.github.com") return new URL(PUBLIC_API);
+    return apiRootUnder(base, "/api/v3");
+  },
+  authorization: (token) => `Bearer ${token}`,
+  retriesRateLimits: true,
+  failureOf,
+  createApi: (ctx) => new GitHubApi(ctx),
+};

@@ -1,0 +1,111 @@
+import { giteaApi, type Api } from "gitea-js";
+import { Type } from "typebox";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/draft-title.js";
+import type { CommentRef, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "./forge-client.js";
+import type { HttpFailure } from "./forge-errors.js";
+import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
+import { roleFromPermissionName } from "./forge-roles.js";
+import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+
+/** forge_c is Forgejo (and Gitea, whose API Forgejo keeps), through gitea-js, generated from Gitea's swagger. */
+const API = "/api/v1";
+
+const User = Type.Object({ login: Type.String(), id: Type.Number() });
+const Permission = Type.Object({ permission: Type.String() });
+const RepoRef = Type.Object({ id: Type.Number(), full_name: Type.String() });
+const Branch = Type.Object({
+  ref: Type.String(),
+  sha: Type.String(),
+  repo_id: Type.Optional(Type.Number()),
+  repo: Type.Optional(Type.Union([RepoRef, Type.Null()])),
+});
+const Pull = Type.Object({
+  state: Type.String(),
+  title: Type.String(),
+  draft: Type.Optional(Type.Boolean()),
+  merged: Type.Optional(Type.Boolean()),
+  user: User,
+  labels: Type.Optional(Type.Union([Type.Array(Type.Object({ name: Type.String() })), Type.Null()])),
+  head: Branch,
+  base: Type.Object({ ref: Type.String(), repo: RepoRef }),
+  updated_at: Type.String(),
+});
+const Created = Type.Object({ id: AnswerId });
+
+/** gitea-js puts path parameters into URLs as they are; ours are encoded first. */
+const seg = encodeURIComponent;
+
+class ForgejoApi implements ForgeApi {
+  private readonly gitea: Api<unknown>;
+  // Gitea's review comments have no thread to reply in; SPEC gives conversational replies to forge_b.
+  readonly reviewThread = null;
+
+  constructor(ctx: ForgeApiContext) {
+    // No token here: the guarded fetch adds it.
+    this.gitea = giteaApi(webRootOf(ctx.apiRoot, API), { customFetch: ctx.fetch });
+  }
+
+  /** Forgejo answers others' permissions only to a repository admin (403 otherwise); the token must be one. */
+  async permissionOf(repo: string, login: string) {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.gitea.repos.repoGetRepoPermissions(seg(owner), seg(name), seg(login));
+    return roleFromPermissionName(parseAnswer(Permission, res.data, "a collaborator's permission").permission);
+  }
+
+  async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.gitea.repos.repoGetPullRequest(seg(owner), seg(name), number);
+    const pr = parseAnswer(Pull, res.data, "a pull request");
+    // A deleted fork leaves no head repository, and repo_id 0 where one is named.
+    const headRepoId = pr.head.repo?.id ?? (pr.head.repo_id ? pr.head.repo_id : null);
+    return {
+      state: pr.merged === true ? "merged" : pr.state === "open" ? "open" : "closed",
+      // Versions before the draft field mark drafts by title only.
+      draft: pr.draft ?? hasDraftPrefix(pr.title, GITEA_DRAFT_PREFIXES),
+      headRepoId,
+      baseRepoId: pr.base.repo.id,
+      headRepoFullName: pr.head.repo?.full_name ?? null,
+      baseRepoFullName: pr.base.repo.full_name,
+      headSha: pr.head.sha,
+      headRef: pr.head.ref,
+      baseRef: pr.base.ref,
+      authorLogin: pr.user.login,
+      labels: (pr.labels ?? []).map((l) => l.name),
+      updatedAt: pr.updated_at,
+    };
+  }
+
+  /** Every answer goes to the pull request's conversation (its issue): Forgejo has no reply-in-thread endpoint. */
+  async postReply(repo: string, number: number, _to: CommentRef, body: string) {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.gitea.repos.issueCreateComment(seg(owner), seg(name), number, { body });
+    return { id: idText(parseAnswer(Created, res.data, "a new comment").id) };
+  }
+
+  async react(repo: string, _number: number, to: CommentRef, reaction: Reaction) {
+    const { owner, name } = ownerAndName(repo);
+    await this.gitea.repos.issuePostCommentReaction(seg(owner), seg(name), Number(to.commentId), { content: reaction });
+  }
+
+  async tokenOwner(): Promise<TokenOwner> {
+    const res = await this.gitea.user.userGetCurrent();
+    const user = parseAnswer(User, res.data, "the token's user");
+    return { login: user.login, id: user.id };
+  }
+}
+
+/** gitea-js throws the Response itself when the status is not 2xx. */
+function failureOf(err: unknown): HttpFailure | undefined {
+  return err instanceof Response ? { status: err.status, headers: err.headers } : undefined;
+}
+
+export const forgeC: ForgeModule = {
+  provider: "forge_c",
+  // No public default: a forge_c webhook names its instance, or makes no API calls.
+  apiRoot: (base) => (base === null ? null : apiRootUnder(base, API)),
+  // Gitea's documented form; Forgejo accepts it too.
+  authorization: (token) => `token ${token}`,
+  retriesRateLimits: false,
+  failureOf,
+  createApi: (ctx) => new ForgejoApi(ctx),
+};

@@ -1,0 +1,239 @@
+import type { components } from "@octokit/openapi-types";
+import { FakeServer, type Answer, type RecordedRequest, type Route } from "./fake-server.js";
+import { IdSequence, WORLD, type DeepPartial } from "./world.js";
+
+/** GitHub's REST API (as GitHub Enterprise Server mounts it, under /api/v3), shaped by GitHub's OpenAPI description. */
+type Schemas = components["schemas"];
+type Person = { login: string; id: number };
+
+export interface FakePull {
+  state: "open" | "closed";
+  merged: boolean;
+  draft: boolean;
+  headRepo: { id: number; fullName: string } | null;
+  baseRepo: { id: number; fullName: string };
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  author: Person;
+  labels: string[];
+  updatedAt: string;
+}
+
+export interface FakeReviewComment {
+  id: number;
+  inReplyTo?: number;
+  author: Person;
+  body: string;
+  createdAt: string;
+}
+
+// GitHub's legacy `permission` folds maintain into write and triage into read.
+const LEGACY: Record<string, string> = { admin: "admin", maintain: "write", write: "write", triage: "read", read: "read" };
+
+export class FakeGitHub {
+  readonly tokenOwner: Person = { ...WORLD.bot };
+  /** `repo\nlogin` → role_name; a login not here is a 404, as for a user GitHub does not know. */
+  readonly roles = new Map<string, string>([[`${WORLD.repo}\n${WORLD.maria.login}`, "write"]]);
+  readonly pulls = new Map<string, FakePull>();
+  readonly reviewComments = new Map<string, FakeReviewComment[]>();
+  private readonly ids = new IdSequence(9_000);
+
+  private constructor(readonly server: FakeServer) {
+    const repo = { id: WORLD.repoId, fullName: WORLD.repo };
+    this.pulls.set(`${WORLD.repo}#${WORLD.number}`, {
+      state: "open",
+      merged: false,
+      draft: false,
+      headRepo: repo,
+      baseRepo: repo,
+      headSha: WORLD.headSha,
+      headRef: WORLD.headRef,
+      baseRef: WORLD.baseRef,
+      author: { ...WORLD.maria },
+      labels: [...WORLD.labels],
+      updatedAt: WORLD.updatedAt,
+    });
+    this.reviewComments.set(`${WORLD.repo}#${WORLD.number}`, [
+      { id: 501, author: { ...WORLD.bot }, body: "This loop allocates on every call.", createdAt: WORLD.createdAt },
+      { id: 502, inReplyTo: 501, author: { ...WORLD.maria }, body: "Would a pool help here?", createdAt: WORLD.updatedAt },
+      { id: 601, author: { ...WORLD.maria }, body: "Unrelated note on another line.", createdAt: WORLD.updatedAt },
+    ]);
+  }
+
+  static async start(prefix = "/api/v3"): Promise<FakeGitHub> {
+    let fake: FakeGitHub | undefined;
+    const server = await FakeServer.start(
+      prefix,
+      routes(() => fake!),
+    );
+    fake = new FakeGitHub(server);
+    return fake;
+  }
+
+  pull(repo = WORLD.repo, number = WORLD.number): FakePull {
+    const pull = this.pulls.get(`${repo}#${number}`);
+    if (!pull) throw new Error(`no pull ${repo}#${number}`);
+    return pull;
+  }
+
+  user(p: Person): DeepPartial<Schemas["simple-user"]> {
+    return { login: p.login, id: p.id, node_id: `U_${p.id}`, avatar_url: "", html_url: `https://github.test/${p.login}`, type: "User", site_admin: false };
+  }
+
+  pullBody(number: number, p: FakePull): DeepPartial<Schemas["pull-request"]> {
+    const repo = (r: { id: number; fullName: string }): DeepPartial<Schemas["repository"]> => ({
+      id: r.id,
+      node_id: `R_${r.id}`,
+      name: r.fullName.split("/")[1],
+      full_name: r.fullName,
+      fork: r.id !== p.baseRepo.id,
+      private: false,
+    });
+    return {
+      id: 70_000 + number,
+      node_id: `PR_${number}`,
+      number,
+      state: p.state,
+      locked: false,
+      title: "Faster sprockets",
+      body: "",
+      user: this.user(p.author),
+      draft: p.draft,
+      merged: p.merged,
+      merged_at: p.merged ? p.updatedAt : null,
+      labels: p.labels.map((name, i) => ({ id: i + 1, node_id: `L_${i}`, name, color: "ededed", default: false })),
+      // GitHub sends a deleted fork's head repo as null, which its OpenAPI description does not allow for.
+      head: { label: `x:${p.headRef}`, ref: p.headRef, sha: p.headSha, repo: p.headRepo ? repo(p.headRepo) : (null as never) },
+      base: { label: `x:${p.baseRef}`, ref: p.baseRef, sha: "0".repeat(40), repo: repo(p.baseRepo) },
+      created_at: WORLD.createdAt,
+      updated_at: p.updatedAt,
+    };
+  }
+
+  reviewCommentBody(c: FakeReviewComment): DeepPartial<Schemas["pull-request-review-comment"]> {
+    return {
+      id: c.id,
+      node_id: `PRRC_${c.id}`,
+      pull_request_review_id: 1,
+      diff_hunk: "@@ -1 +1 @@",
+      path: "src/sprocket.ts",
+      commit_id: WORLD.headSha,
+      original_commit_id: WORLD.headSha,
+      user: this.user(c.author),
+      body: c.body,
+      created_at: c.createdAt,
+      updated_at: c.createdAt,
+      author_association: "MEMBER",
+      ...(c.inReplyTo !== undefined && { in_reply_to_id: c.inReplyTo }),
+    };
+  }
+
+  nextId(): number {
+    return this.ids.take();
+  }
+}
+
+const SEG = "[^/]+";
+const json = (status: number, body: unknown, headers?: Record<string, string>): Answer => ({ status, body, ...(headers && { headers }) });
+const notFound = json(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+const bodyText = (r: RecordedRequest) => String((r.body as { body?: unknown }).body ?? "");
+
+function routes(fake: () => FakeGitHub): Route[] {
+  const repoPath = `^/repos/(?<owner>${SEG})/(?<repo>${SEG})`;
+  const reaction = (req: RecordedRequest): Answer => {
+    const content = (req.body as { content?: string }).content ?? "";
+    const body: DeepPartial<Schemas["reaction"]> = {
+      id: fake().nextId(),
+      node_id: "REA_1",
+      user: fake().user(fake().tokenOwner),
+      content: content as "eyes",
+      created_at: WORLD.updatedAt,
+    };
+    return json(201, body);
+  };
+  return [
+    {
+      method: "GET",
+      path: new RegExp(`${repoPath}/collaborators/(?<username>${SEG})/permission$`),
+      answer: ({ owner, repo, username }) => {
+        const role = fake().roles.get(`${owner}/${repo}\n${username}`);
+        if (role === undefined) return notFound;
+        const body: DeepPartial<Schemas["repository-collaborator-permission"]> = {
+          permission: LEGACY[role] ?? "read",
+          role_name: role,
+          user: { ...fake().user({ login: username!, id: 1 }), role_name: role },
+        };
+        return json(200, body);
+      },
+    },
+    {
+      method: "GET",
+      path: new RegExp(`${repoPath}/pulls/(?<number>\\d+)$`),
+      answer: ({ owner, repo, number }) => {
+        const pull = fake().pulls.get(`${owner}/${repo}#${number}`);
+        return pull ? json(200, fake().pullBody(Number(number), pull)) : notFound;
+      },
+    },
+    {
+      method: "GET",
+      path: new RegExp(`${repoPath}/pulls/(?<number>\\d+)/comments$`),
+      answer: ({ owner, repo, number }, _req, url) => {
+        const all = fake().reviewComments.get(`${owner}/${repo}#${number}`);
+        if (!all) return notFound;
+        const perPage = Math.min(100, Number(url.searchParams.get("per_page") ?? 30));
+        const page = Number(url.searchParams.get("page") ?? 1);
+        const last = Math.max(1, Math.ceil(all.length / perPage));
+        const link = (n: number, rel: string) => `<${url.origin}${url.pathname}?per_page=${perPage}&page=${n}>; rel="${rel}"`;
+        const headers: Record<string, string> = page < last ? { link: `${link(page + 1, "next")}, ${link(last, "last")}` } : {};
+        return json(
+          200,
+          all.slice((page - 1) * perPage, page * perPage).map((c) => fake().reviewCommentBody(c)),
+          headers,
+        );
+      },
+    },
+    {
+      method: "POST",
+      path: new RegExp(`${repoPath}/issues/(?<number>\\d+)/comments$`),
+      answer: (_p, req) => {
+        const id = fake().nextId();
+        const body: DeepPartial<Schemas["issue-comment"]> = {
+          id,
+          node_id: `IC_${id}`,
+          body: bodyText(req),
+          user: fake().user(fake().tokenOwner),
+          created_at: WORLD.updatedAt,
+          updated_at: WORLD.updatedAt,
+          author_association: "NONE",
+        };
+        return json(201, body);
+      },
+    },
+    {
+      method: "POST",
+      path: new RegExp(`${repoPath}/pulls/(?<number>\\d+)/comments/(?<commentId>\\d+)/replies$`),
+      answer: ({ owner, repo, number, commentId }, req) => {
+        const thread = fake().reviewComments.get(`${owner}/${repo}#${number}`);
+        if (!thread?.some((c) => c.id === Number(commentId))) return notFound;
+        const reply: FakeReviewComment = {
+          id: fake().nextId(),
+          inReplyTo: Number(commentId),
+          author: fake().tokenOwner,
+          body: bodyText(req),
+          createdAt: WORLD.updatedAt,
+        };
+        thread.push(reply);
+        return json(201, fake().reviewCommentBody(reply));
+      },
+    },
+    { method: "POST", path: new RegExp(`${repoPath}/issues/comments/(?<commentId>\\d+)/reactions$`), answer: (_p, req) => reaction(req) },
+    { method: "POST", path: new RegExp(`${repoPath}/pulls/comments/(?<commentId>\\d+)/reactions$`), answer: (_p, req) => reaction(req) },
+    {
+      method: "GET",
+      path: /^\/user$/,
+      answer: () =>
+        json(200, { ...fake().user(fake().tokenOwner), name: "Review Bot", created_at: WORLD.createdAt } satisfies DeepPartial<Schemas["private-user"]>),
+    },
+  ];
+}
