@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, LaunchResultOf } from "../intake/delivery-intake.js";
+import type { DeliveryOutcome, LaunchResultOf } from "../intake/delivery-outcome.js";
 import type { ParkResult } from "../intake/parked-launches.js";
 import { errorAnswer, type Answer } from "./error-handler.js";
 import { denialAnswer } from "./send-denial.js";

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
-import type { DeliveryIntake, DeliveryOpening } from "../intake/delivery-intake.js";
+import type { DeliveryIntake } from "../intake/delivery-intake.js";
+import type { DeliveryOpening } from "../intake/delivery-outcome.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { BodyBudget } from "./body-budget.js";
 import { deliveryAnswer } from "./delivery-answer.js";

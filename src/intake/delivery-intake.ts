@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
 import type { LaunchRequest, RecordedLaunchResult } from "../admission/launch-types.js";
-import { effectiveLimit, type LaunchDenial } from "../admission/decide-launch.js";
+import { effectiveLimit } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
@@ -18,80 +18,20 @@ import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webh
 import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
 import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
-import { evaluateDelivery, type DeliverySummary } from "./evaluate-delivery.js";
-import type { HeaderBag } from "./headers.js";
+import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
-import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import { baseRow, deliveryRow, planRowOf, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
+import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 import { HeldKeys } from "./held-keys.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
-/** What is known of a delivery before its body is read. */
-export interface DeliveryHead {
-  provider: string;
-  webhookId: string;
-  headers: HeaderBag;
-  sourceIp: string | null;
-}
-
-export interface DeliveryRequest extends DeliveryHead {
-  /**
-   * Handed over: {@link DeliveryIntake.deliver} replaces it with an empty buffer once the body
-   * is hashed, proven and parsed, so that the bytes die young. Kept through the store's round
-   * trip, bodies outlive two scavenges, and their memory (outside V8's heap) piles up until a
-   * full collection: 60 MB and more of peak RSS under load.
-   */
-  rawBody: Buffer;
-}
-
-/** A delivery the URL and headers let through: its body may now be read, up to `maxBodyBytes`. */
-export interface OpenDelivery {
-  kind: "open";
-  provider: ProviderName;
-  target: DeliveryTarget;
-  /** What proves the body; undefined for an hmac webhook without a secret (rotate it). */
-  auth: BodyAuth | undefined;
-  maxBodyBytes: number;
-}
-
-/** {@link DeliveryIntake.open}'s answer: refused before the body is read, or open. */
-export type DeliveryOpening = { kind: "refused"; outcome: DeliveryOutcome } | OpenDelivery;
-
 const NO_BODY = Buffer.alloc(0);
 /** A replay's row as sent: the store writes it as a duplicate (its `duplicateRow`) or not at all. */
 const REPLAY = { status: "duplicate" } as const;
-
-/** One bot's result on a launching delivery. */
-export type LaunchResultOf =
-  | { kind: "launched"; deliveryId: string; runId: string; botId: string }
-  | { kind: "duplicate"; deliveryId: string; runId: string | null; originalDeliveryId: string; botId: string }
-  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial };
-
-/** Every outcome of a delivery; each variant names the HTTP status the route sends. */
-export type DeliveryOutcome =
-  /** 401 `invalid webhook`: unknown id, unknown provider or a provider mismatch. */
-  | { kind: "unknown_webhook" }
-  /** 401 `invalid webhook token` (token mode); recorded as invalid. */
-  | { kind: "bad_token"; deliveryId: string }
-  /** 410 `webhook disabled`. */
-  | { kind: "disabled" }
-  /** 429 with Retry-After: the webhook's bucket is empty. */
-  | { kind: "rate_limited"; deliveryId: string; retryAfterSeconds: number }
-  /** 429 `monthly call quota exceeded`. */
-  | { kind: "quota_exceeded"; deliveryId: string }
-  /** 403 `org suspended`. */
-  | { kind: "org_suspended" }
-  /** `httpStatus`: 401 bad signature, 400 generic body errors, 200 other forge payload problems. */
-  | { kind: "invalid"; deliveryId: string; reason: string; httpStatus: 200 | 400 | 401 }
-  /** 200: filtered or ignored, with the reason on the row; `stopped` for a closed pull request. */
-  | { kind: "filtered"; deliveryId: string; reason: string; stopped?: number }
-  /** 200 when anything launched or was a duplicate; otherwise the first denial's envelope. */
-  | { kind: "launch"; results: LaunchResultOf[] }
-  /** 202 `deferred` when any bot's launch was parked; otherwise 200 (an older push, or a replay). */
-  | { kind: "deferred"; results: ParkResult[] };
 
 export interface DeliveryIntakeDeps {
   store: Store;
@@ -155,7 +95,7 @@ export class DeliveryIntake {
     if (config.sign_mode === "token") {
       const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
       if (!check.ok) {
-        const row = this.baseRow(config, head, this.deps.clock.now(), null);
+        const row = baseRow(config, head.sourceIp, this.deps.clock.now(), null);
         return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason }) } };
       }
       provenToken = check.token;
@@ -183,7 +123,7 @@ export class DeliveryIntake {
     /** The row of a delivery refused by the call's admission, before its body is proven. */
     const early = (): Base => {
       payloadSha256 ??= sha256Hex(req.rawBody);
-      return this.baseRow(config, req, now, payloadSha256);
+      return baseRow(config, req.sourceIp, now, payloadSha256);
     };
 
     const limits: CallLimits = {
@@ -293,7 +233,7 @@ export class DeliveryIntake {
       body,
       context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
-    const row: Base = Object.assign(this.baseRow(config, req, now, body.rawSha256), summaryColumns(evaluated.summary));
+    const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
     return { row, decision: evaluated.decision };
   }
 
@@ -452,45 +392,7 @@ export class DeliveryIntake {
     const known = new Set(await this.deps.bots.knownBotIds(orgId));
     return (id) => known.has(id);
   }
-
-  private baseRow(config: WebhookConfig, req: DeliveryHead, now: number, payloadSha256: string | null): Base {
-    return {
-      tenant_id: config.tenant_id,
-      webhook_id: config.id,
-      provider: config.provider as ProviderName,
-      payload_sha256: payloadSha256,
-      event_kind: null,
-      event_action: null,
-      project_path: null,
-      subject_id: null,
-      subject_sha: null,
-      parent_subject_id: null,
-      source_ip: req.sourceIp,
-      bot_id: null,
-      run_id: null,
-      reason: null,
-      denial_reason: null,
-      forge_delivery_id: null,
-      launched_at: null,
-      failed_at: null,
-      attempts: 0,
-      created_at: now,
-      updated_at: now,
-    };
-  }
 }
 
 /** A concurrent retry took the launch_error row first. */
 class LostRace extends Error {}
-
-function summaryColumns(s: DeliverySummary): Partial<Base> {
-  return {
-    payload_sha256: s.payloadSha256,
-    forge_delivery_id: s.deliveryId?.slice(0, 200) ?? null,
-    event_kind: s.eventKind ?? null,
-    event_action: s.eventAction ?? null,
-    project_path: s.projectPath ?? null,
-    subject_id: s.subjectId ?? null,
-    subject_sha: s.subjectSha ?? null,
-  };
-}

@@ -1,4 +1,6 @@
 import type { NewDelivery } from "../store/deliveries.js";
+import type { ProviderName, WebhookConfig } from "../webhooks/webhook-config.js";
+import type { DeliverySummary } from "./evaluate-delivery.js";
 import type { LaunchPlan } from "./delivery-decision.js";
 
 /** A delivery's row before its outcome: everything but its id, status and key. */
@@ -30,4 +32,44 @@ export function deliveryRow(row: Base, outcome: Partial<NewDelivery> & Pick<NewD
  */
 export function recordedRow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>, id: string): NewDelivery {
   return Object.assign({}, row, extra, { id, status, idempotency_key: `row|${id}` });
+}
+
+/** A delivery's row before anything of its body is known. */
+export function baseRow(config: WebhookConfig, sourceIp: string | null, now: number, payloadSha256: string | null): Base {
+  return {
+    tenant_id: config.tenant_id,
+    webhook_id: config.id,
+    provider: config.provider as ProviderName,
+    payload_sha256: payloadSha256,
+    event_kind: null,
+    event_action: null,
+    project_path: null,
+    subject_id: null,
+    subject_sha: null,
+    parent_subject_id: null,
+    source_ip: sourceIp,
+    bot_id: null,
+    run_id: null,
+    reason: null,
+    denial_reason: null,
+    forge_delivery_id: null,
+    launched_at: null,
+    failed_at: null,
+    attempts: 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The columns a delivery's summary fills. */
+export function summaryColumns(s: DeliverySummary): Partial<Base> {
+  return {
+    payload_sha256: s.payloadSha256,
+    forge_delivery_id: s.deliveryId?.slice(0, 200) ?? null,
+    event_kind: s.eventKind ?? null,
+    event_action: s.eventAction ?? null,
+    project_path: s.projectPath ?? null,
+    subject_id: s.subjectId ?? null,
+    subject_sha: s.subjectSha ?? null,
+  };
 }
