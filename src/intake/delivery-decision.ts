@@ -1,3 +1,4 @@
+import type { LaunchRequest } from "../admission/launch-types.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
 
 /** One run to launch; each bot of a fan-out gets its own plan, key and variables. */
@@ -60,4 +61,22 @@ export const NEEDS_FORGE_API = {
 export function invalidHttpStatus(provider: ProviderName, code: InvalidCode): 200 | 400 | 401 {
   if (code === "bad_signature") return 401;
   return provider === "generic" ? 400 : 200;
+}
+
+/** A webhook's launch of one bot's plan, recorded as `deliveryId`. */
+export function launchRequestOf(plan: LaunchPlan, teamId: string, webhookId: string, deliveryId: string): LaunchRequest {
+  return {
+    teamId,
+    botId: plan.botId,
+    vars: plan.vars,
+    repoUrl: plan.repoUrl ?? null,
+    repoRef: plan.repoRef ?? null,
+    projectPath: plan.projectPath || null,
+    subjectId: plan.subjectId,
+    parentSubjectId: plan.parentSubjectId ?? null,
+    webhookId,
+    deliveryId,
+    source: "webhook",
+    actor: { userId: null, kind: "webhook" },
+  };
 }

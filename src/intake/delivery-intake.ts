@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
-import type { LaunchRequest, RecordedLaunchResult } from "../admission/launch-types.js";
+import type { RecordedLaunchResult } from "../admission/launch-types.js";
 import { effectiveLimit } from "../admission/decide-launch.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
@@ -17,7 +17,7 @@ import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
-import { invalidHttpStatus, type LaunchPlan } from "./delivery-decision.js";
+import { invalidHttpStatus, launchRequestOf, type LaunchPlan } from "./delivery-decision.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
@@ -271,20 +271,7 @@ export class DeliveryIntake {
       reason: null,
       updated_at: now,
     });
-    const request = (deliveryId: string): LaunchRequest => ({
-      teamId: config.tenant_id,
-      botId,
-      vars: plan.vars,
-      repoUrl: plan.repoUrl ?? null,
-      repoRef: plan.repoRef ?? null,
-      projectPath: plan.projectPath || null,
-      subjectId: plan.subjectId,
-      parentSubjectId: plan.parentSubjectId ?? null,
-      webhookId: config.id,
-      deliveryId,
-      source: "webhook",
-      actor: { userId: null, kind: "webhook" },
-    });
+    const request = (deliveryId: string) => launchRequestOf(plan, config.tenant_id, config.id, deliveryId);
     const { tenant_id: teamId } = config;
     const key = plan.idempotencyKey;
     /** This delivery's own row's id when another holds the key. */

@@ -16,7 +16,7 @@ import {
   type ParkedLaunch,
 } from "../store/parked-launches.js";
 import type { Store } from "../store/store.js";
-import type { LaunchPlan } from "./delivery-decision.js";
+import { launchRequestOf, type LaunchPlan } from "./delivery-decision.js";
 import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { DeliveryTargets } from "./delivery-targets.js";
 import { botPermitted } from "./route-bots.js";
@@ -183,28 +183,12 @@ export class ParkedLaunches {
 
     const now = clock.now();
     const result = await launcher
-      .launch(
-        {
-          teamId: config.tenant_id,
-          botId: plan.botId,
-          vars: plan.vars,
-          repoUrl: plan.repoUrl ?? null,
-          repoRef: plan.repoRef ?? null,
-          projectPath: plan.projectPath || null,
-          subjectId: plan.subjectId,
-          parentSubjectId: plan.parentSubjectId ?? null,
-          webhookId: parked.webhook_id,
-          deliveryId: parked.delivery_id,
-          source: "webhook",
-          actor: { userId: null, kind: "webhook" },
+      .launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
+        within: async (tx, run) => {
+          const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, updated_at: now };
+          if ((await settleAcceptedDelivery(tx, parked.delivery_id, launched)) === undefined) throw new Superseded();
         },
-        {
-          within: async (tx, run) => {
-            const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, updated_at: now };
-            if ((await settleAcceptedDelivery(tx, parked.delivery_id, launched)) === undefined) throw new Superseded();
-          },
-        },
-      )
+      })
       .catch((err: unknown) => {
         if (err instanceof Superseded) return undefined;
         throw err;
