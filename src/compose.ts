@@ -79,6 +79,7 @@ export function composeServices(infra: Infrastructure): Services {
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
   const intake = new DeliveryIntake({
+    limitDefaults: infra.config.orgDefaults,
     store,
     clock,
     ids,

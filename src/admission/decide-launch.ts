@@ -79,6 +79,17 @@ export function snapshotNeeds(
   };
 }
 
+/**
+ * Whether no check of the gate can deny a launch: both statuses active and every limit unlimited.
+ * A delivery's launch then skips the gate's transaction; the store re-checks its own rows in the
+ * same commit (store/sqlite/commit-delivery.ts, store/postgres/deliver-webhook-calls.sql), and
+ * store/delivery-ledger.test.ts holds the twins to this rule.
+ */
+export function noLimitApplies(org: LaunchSnapshot["org"], team: LaunchSnapshot["team"], defaults: OrgLimitDefaults): boolean {
+  if (org.status !== "active" || team.status !== "active") return false;
+  return !Object.values(snapshotNeeds(org, team, defaults, { bypassGate: false })).some(Boolean);
+}
+
 /** The launch gate: the first failing check in the spec's order, or admission with the state to write. */
 export function decideLaunch(s: LaunchSnapshot, facts: LaunchFacts, now: number): LaunchVerdict {
   const month = monthOf(now);

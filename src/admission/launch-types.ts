@@ -1,6 +1,4 @@
 import type { Db } from "../store/store.js";
-import type { duplicateRow, KeyHolder, NewDelivery } from "../store/deliveries.js";
-import type { CallLimits, CallRefusal } from "../store/intake.js";
 import type { RunRow } from "../store/runs.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
@@ -42,35 +40,8 @@ export interface LaunchOptions {
   within?: (tx: Db, run: RunRow) => Promise<void>;
 }
 
-/** A delivery row committed with the run it launches, under a key its tenant holds once. */
-export interface RecordedLaunch {
-  tenantId: string;
-  idempotencyKey: string;
-  /** The row, built from the run (the intake's launching delivery). */
-  row: (run: RunRow) => NewDelivery;
-  /** The gate must decide (the team is not active): no one-call launch. */
-  gated?: boolean;
-  /**
-   * The webhook call's admission, taken first: the launch happens only when it admits. On
-   * PostgreSQL, on the one-call path, both go in one round trip (store/postgres/deliver-webhook-calls.sql).
-   */
-  admission?: CallLimits;
-  /**
-   * The id of the row this delivery records when another holds its key (not a launch_error
-   * row, which the caller retries): when the launch writes it ({@link duplicateRow}, in the
-   * same call), `taken` says `recorded`; otherwise the caller writes it.
-   */
-  duplicateId?: string;
-}
-
 export type LaunchResult =
   /** HTTP 201: the run is queued. `metered` is false only when the gate failed open. */
   | { kind: "launched"; run: RunRow; metered: boolean }
   /** The gate's status (403, 429, 402) with the denial envelope. */
   | { kind: "denied"; denial: LaunchDenial };
-
-/**
- * A recorded launch: as {@link LaunchResult}, or `taken` when a row holds the key already, or
- * `refused` when the call's admission refused it (nothing launched, no row written).
- */
-export type RecordedLaunchResult = LaunchResult | { kind: "taken"; row: KeyHolder; recorded?: boolean } | { kind: "refused"; refusal: CallRefusal };

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { monthlyWebhookCalls } from "../store/intake.js";
+import { monthlyWebhookCalls } from "../store/webhook-calls.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunRow } from "../store/runs.js";
 import { loadTeamAndOrg } from "../store/admission.js";
 import { findOrgUsage } from "../store/usage.js";
 import type { LaunchRequest } from "./launch-types.js";
+import { launchDelivery, type RecordedLaunch } from "../intake/launch-delivery.js";
+import { randomIds } from "../core/ids.js";
+import { createLogger } from "../config/logger.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
@@ -30,6 +33,11 @@ async function runCount(t: TestApp, teamId: string): Promise<number> {
 
 async function newTeam(_t: TestApp, s: Seed, orgId: string, body: Record<string, unknown> = {}) {
   return (await s.admin.post(`/api/orgs/${orgId}/teams`, { name: `t${Math.random()}`, ...body })).body as { id: string; org_id: string };
+}
+
+/** A delivery's launch (intake/launch-delivery.ts) through this app's launcher and ledger. */
+function launchRecorded(t: TestApp, request: LaunchRequest, record: RecordedLaunch) {
+  return launchDelivery({ store: t.store, launcher: t.services.launcher, ids: randomIds, clock: t.clock, log: createLogger("silent") }, request, record);
 }
 
 async function newOrg(s: Seed, body: Record<string, unknown> = {}) {
@@ -168,8 +176,9 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
       updated_at: t.clock.now(),
       launched_at: t.clock.now(),
     });
-    const recorded = (id: string) => ({ tenantId: team.id, idempotencyKey: "k1", row: (run: RunRow) => delivery(id, run.id) });
-    const first = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_a"));
+    const ungated = !("max_concurrent_runs" in limits);
+    const recorded = (id: string) => ({ tenantId: team.id, idempotencyKey: "k1", ungated, row: (run: RunRow) => delivery(id, run.id) });
+    const first = await launchRecorded(t, request(team.id), recorded("dlv_a"));
     if (first.kind !== "launched") throw new Error("not launched");
     expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
     const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
@@ -180,18 +189,15 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     });
 
     // The key held: nothing launched, the holder answered.
-    const again = await t.services.launcher.launchRecorded(request(team.id), recorded("dlv_b"));
-    expect(again.kind === "taken" && again.row).toMatchObject({ id: `dlv_a_${team.id}`, run_id: first.run.id });
+    const again = await launchRecorded(t, request(team.id), recorded("dlv_b"));
+    expect(again.kind === "taken" && again.holder).toMatchObject({ id: `dlv_a_${team.id}`, run_id: first.run.id });
     expect(await runCount(t, team.id)).toBe(1);
     expect(await orgRuns(t, org.id)).toBe(1);
 
     // Two at once under a new key: one launches; the other finds the key taken, or loses it
     // between its check and its write, and then nothing of it is stored.
     const racing = (id: string) => ({ ...recorded(id), idempotencyKey: "k2", row: (run: RunRow) => ({ ...delivery(id, run.id), idempotency_key: "k2" }) });
-    const outcomes = await Promise.allSettled([
-      t.services.launcher.launchRecorded(request(team.id), racing("dlv_c")),
-      t.services.launcher.launchRecorded(request(team.id), racing("dlv_d")),
-    ]);
+    const outcomes = await Promise.allSettled([launchRecorded(t, request(team.id), racing("dlv_c")), launchRecorded(t, request(team.id), racing("dlv_d"))]);
     const kinds = outcomes.map((o) => (o.status === "fulfilled" ? o.value.kind : isUniqueViolation(o.reason) ? "lost" : String(o.reason))).sort();
     expect(kinds[0]).toBe("launched");
     expect(["lost", "taken"]).toContain(kinds[1]);
@@ -199,8 +205,8 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(await orgRuns(t, org.id)).toBe(2);
   });
 
-  // On PostgreSQL the one-statement launch hands each of these to the gate's transaction:
-  // every check of the gate's table still denies a recorded launch, which then writes nothing.
+  // Taken for ungated (as a target read before the limit was set), the ledger hands each of these
+  // to the gate's transaction: every check of the gate's table still denies, and nothing is written.
   it.each([
     ["org suspended", { status: "suspended" }, {}, 0, "org_suspended"],
     ["MaxConcurrentRuns reached", {}, { max_concurrent_runs: 1 }, 1, "concurrency_cap_exceeded"],
@@ -227,9 +233,10 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
         .execute();
     }
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
-    const r = await t.services.launcher.launchRecorded(request(team.id), {
+    const r = await launchRecorded(t, request(team.id), {
       tenantId: team.id,
       idempotencyKey: "k-denied",
+      ungated: true,
       row: (run: RunRow) => ({
         id: `dlv_denied_${team.id}`,
         tenant_id: team.id,
@@ -255,9 +262,10 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const team = await newTeam(t, s, org.id);
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const launch = (key: string) =>
-      t.services.launcher.launchRecorded(request(team.id), {
+      launchRecorded(t, request(team.id), {
         tenantId: team.id,
         idempotencyKey: key,
+        ungated: true,
         row: (run: RunRow) => ({
           id: `dlv_${key}_${team.id}`,
           tenant_id: team.id,
@@ -308,7 +316,7 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
       const gate = t.store.tx(async (tx) => {
-        await loadTeamAndOrg(tx, kind, gated.id, () => true);
+        await loadTeamAndOrg(tx, gated.id, () => true);
         locked();
         await released;
       });
@@ -352,9 +360,10 @@ describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
     await t.store.db.schema.dropTable("team_launch_buckets").ifExists().execute();
     const now = t.clock.now();
     const admission = { webhookId: "whk_open", orgId: s.org.id, rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: monthOf(now), now };
-    const r = await t.services.launcher.launchRecorded(request(s.team.id), {
+    const r = await launchRecorded(t, request(s.team.id), {
       tenantId: s.team.id,
       idempotencyKey: "k-open",
+      ungated: false,
       admission,
       row: (run: RunRow) => ({
         id: "dlv_open",

@@ -5,16 +5,14 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket, type LaunchDeliveryOutcome } from "../store/admission.js";
-import { findDeliveryByKey, insertDelivery, type NewDelivery } from "../store/deliveries.js";
-import { isUniqueViolation } from "../store/errors.js";
-import { admitWebhookCall } from "../store/intake.js";
+import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
 import { decideLaunch, snapshotNeeds, type LaunchFacts } from "./decide-launch.js";
-import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult, RecordedLaunch, RecordedLaunchResult } from "./launch-types.js";
+import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
+import { newRunRow } from "./new-run-row.js";
 
 export interface LauncherDeps {
   store: Store;
@@ -42,11 +40,6 @@ type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => 
 
 type TeamAndOrg = { team: TeamRow; org: OrgRow };
 
-/** What the launch transaction writes besides the run: a recorded row, then the caller's hook. */
-interface Hooks extends LaunchOptions {
-  record?: (run: runs.RunRow) => NewDelivery;
-}
-
 function limitsOf({ team, org }: TeamAndOrg) {
   return {
     org: { status: org.status, monthlyCostCapMicro: Number(org.monthly_cost_cap_micro), monthlyRunQuota: Number(org.monthly_run_quota) },
@@ -54,106 +47,16 @@ function limitsOf({ team, org }: TeamAndOrg) {
   };
 }
 
-/** A new run's row, every column named; `meterMonth` marks its first attempt as counted. */
-function newRunRow(request: LaunchRequest, id: string, orgId: string, now: number, meterMonth: string | null): runs.RunRow {
-  return {
-    id,
-    org_id: orgId,
-    team_id: request.teamId,
-    bot_id: request.botId,
-    status: "queued",
-    vars: JSON.stringify(request.vars),
-    repo_url: request.repoUrl ?? null,
-    repo_ref: request.repoRef ?? null,
-    project_path: request.projectPath ?? null,
-    connection_id: request.connectionId ?? null,
-    subject_id: request.subjectId ?? null,
-    parent_subject_id: request.parentSubjectId ?? null,
-    webhook_id: request.webhookId ?? null,
-    delivery_id: request.deliveryId ?? null,
-    source: request.source,
-    actor_user_id: request.actor.userId,
-    actor_kind: request.actor.kind,
-    attempt: 1,
-    metered_attempt: meterMonth ? 1 : 0,
-    metered: meterMonth ? 1 : 0,
-    metered_month: meterMonth,
-    failure_code: null,
-    failure_detail: null,
-    cancel_requested: 0,
-    claim_token: null,
-    claimed_by: null,
-    lease_expires_at: null,
-    queued_at: now,
-    created_at: now,
-    updated_at: now,
-    started_at: null,
-    finished_at: null,
-  };
-}
-
 /**
  * Every launch and resume: one transaction that locks the team and org rows, loads the
  * snapshot, asks {@link decideLaunch}, and only when admitted spends the bucket token, counts
- * the run (step 5) and writes the run. On PostgreSQL a recorded launch (a webhook delivery's)
- * that no limit applies to is one statement instead. A store error fails open (Limits rule 4).
+ * the run (step 5) and writes the run. A store error fails open (Limits rule 4).
  */
 export class Launcher {
   constructor(private readonly deps: LauncherDeps) {}
 
   async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
     return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, this.deps.ids.next("run")), options);
-  }
-
-  /**
-   * A launch recorded as a delivery row under an idempotency key: `taken` (nothing launched)
-   * when a row holds the key already, `refused` when the call's admission (`record.admission`,
-   * written first) refuses it. The admission stays written whatever the launch's outcome.
-   * When no limit can apply, the admission, the key check, the team and org read and the
-   * writes are one {@link Store.deliver} (one call of a batch on PostgreSQL, one transaction of a
-   * shared commit on SQLite); otherwise the admission is written on its own (its rows are every
-   * delivery's: they are not held through the gate), the key is looked up, then the gate's
-   * transaction writes the row with the run. A unique violation (a concurrent delivery won the
-   * key) rolls the launch back and reaches the caller.
-   */
-  async launchRecorded(request: LaunchRequest, record: RecordedLaunch): Promise<RecordedLaunchResult> {
-    const { store, clock, defaults } = this.deps;
-    const id = this.deps.ids.next("run");
-    const write = this.insertNew(request, id);
-    const bypassGate = request.bypassGate === true;
-    let keyChecked = false;
-    // The store knows the team's and org's limits, not the platform defaults nor the team's status.
-    if (!record.gated && !Object.values(defaults).some((limit) => limit > 0)) {
-      const now = clock.now();
-      const month = monthOf(now);
-      // The store sets the run's org from the team; the row is rebuilt with it after.
-      const run = newRunRow(request, id, "", now, month);
-      let out: LaunchDeliveryOutcome | undefined;
-      try {
-        const launch = { teamId: request.teamId, run, month };
-        const answer = await store.deliver(record.admission ?? null, { row: record.row(run), launch, duplicateId: record.duplicateId });
-        if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
-        if (!answer.outcome || answer.outcome.kind === "recorded" || answer.outcome.kind === "free")
-          throw new Error(`the store answered ${JSON.stringify(answer.outcome)} to a launch`);
-        out = answer.outcome;
-      } catch (err) {
-        // With the admission in the same call, whether it committed is not known: no fallback.
-        if (isUniqueViolation(err) || record.admission) throw err;
-        // The gate's path below decides, and fails open as it does.
-        this.deps.log.warn({ err, teamId: request.teamId }, "one-call launch failed; taking the gate's transaction");
-      }
-      if (out?.kind === "taken") return out;
-      if (out?.kind === "launched") return { kind: "launched", run: { ...run, org_id: out.org_id }, metered: true };
-      // `gate`: the key was free just now; the gate's transaction decides, below.
-      keyChecked = out?.kind === "gate";
-    } else if (record.admission) {
-      const admission = record.admission;
-      const answer = await store.write((db) => admitWebhookCall(db, admission));
-      if (answer.kind !== "admitted") return { kind: "refused", refusal: answer };
-    }
-    const held = keyChecked ? undefined : await findDeliveryByKey(store.db, record.tenantId, record.idempotencyKey);
-    if (held) return { kind: "taken", row: held };
-    return this.admit(request.teamId, bypassGate, write, { record: record.row });
   }
 
   /** Writes a new run under `id`. */
@@ -192,7 +95,7 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: Hooks): Promise<LaunchResult> {
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult> {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
@@ -201,7 +104,7 @@ export class Launcher {
       const result = await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
-        const found = await loadTeamAndOrg(tx, store.kind, teamId, (f) => this.needsLocks(f, facts));
+        const found = await loadTeamAndOrg(tx, teamId, (f) => this.needsLocks(f, facts));
         if (!found) throw notFound("team");
         const { org } = found;
         const { org: orgLimits, team: teamLimits } = limitsOf(found);
@@ -253,7 +156,7 @@ export class Launcher {
   }
 
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
-  private async admitUngated(teamId: string, write: Admit, options: Hooks, now: number): Promise<LaunchResult> {
+  private async admitUngated(teamId: string, write: Admit, options: LaunchOptions, now: number): Promise<LaunchResult> {
     try {
       return await this.deps.store.tx(async (tx): Promise<LaunchResult> => {
         const team = await findTeam(tx, teamId);
@@ -267,10 +170,9 @@ export class Launcher {
     }
   }
 
-  /** The caller's part of the launch transaction: the recorded row, then the `within` hook. */
-  private async runHook(options: Hooks, tx: Db, run: runs.RunRow): Promise<void> {
+  /** The caller's part of the launch transaction (`within`). */
+  private async runHook(options: LaunchOptions, tx: Db, run: runs.RunRow): Promise<void> {
     try {
-      if (options.record) await insertDelivery(tx, options.record(run));
       if (options.within) await options.within(tx, run);
     } catch (err) {
       throw new HookError(err);

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../config/logger.js";
 import { Metrics } from "../metrics/metrics.js";
-import { WRITER_STOPPED } from "../store/sqlite-writer.js";
+import { WRITER_STOPPED } from "../store/sqlite/writer.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, OpenDelivery } from "../intake/delivery-outcome.js";
 import { BodyBudget } from "./body-budget.js";

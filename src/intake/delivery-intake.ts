@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
-import type { RecordedLaunchResult } from "../admission/launch-types.js";
-import { effectiveLimit } from "../admission/decide-launch.js";
+import { effectiveLimit, noLimitApplies } from "../admission/decide-launch.js";
+import type { OrgLimitDefaults } from "../config/config.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
@@ -12,7 +12,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import { duplicateRow, findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { ADMITTED, admitWebhookCall, type CallAdmission, type CallLimits, type CallRefusal } from "../store/intake.js";
+import { ADMITTED, type CallAdmission, type CallLimits, type CallRefusal } from "../store/delivery-ledger.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
@@ -27,6 +27,7 @@ import { baseRow, deliveryRow, planRowOf, recordedRow, summaryColumns, type Base
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
 import { HeldKeys } from "./held-keys.js";
+import { launchDelivery, type RecordedLaunchResult } from "./launch-delivery.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
 const NO_BODY = Buffer.alloc(0);
@@ -46,6 +47,8 @@ export interface DeliveryIntakeDeps {
   /** Where bodies are hashed, proven and parsed. */
   bodies: BodyBatch;
   bots: BotCatalog;
+  /** The platform's launch limits, for `noLimitApplies`. */
+  limitDefaults: OrgLimitDefaults;
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;
   syncDebounceMs: number;
@@ -148,8 +151,8 @@ export class DeliveryIntake {
     const recordAs = async (row: Base, status: "filtered" | "invalid", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
       const id = this.deps.ids.next("dlv");
       const recorded = recordedRow(row, status, { reason }, id);
-      const { admission: admitted } = await store.deliver(admission ?? null, { row: recorded });
-      if (admitted.kind !== "admitted") return refuse(admitted);
+      const committed = await store.ledger.commit({ admission, row: recorded });
+      if (committed.kind === "refused") return refuse(committed.refusal);
       this.deps.metrics.webhookDeliveries.inc({ provider, status });
       return answer(id);
     };
@@ -157,16 +160,16 @@ export class DeliveryIntake {
     /** The pending admission as a write of its own, for outcomes that are not one delivery write. */
     const admitAlone = async (): Promise<CallAdmission> => {
       const pending = admission;
-      return pending ? store.write((db) => admitWebhookCall(db, pending)) : ADMITTED;
+      return pending ? store.ledger.admit(pending) : ADMITTED;
     };
 
     // The admission alone, first: when the org's status refuses the call anyway, and while this
     // webhook's calls are being refused, so that a flood of them is not proven and parsed.
-    if (owner.orgStatus !== "active" || (this.refusedUntil.get(config.id) ?? 0) > now) {
-      const admitted = await store.write((db) => admitWebhookCall(db, limits));
+    if (owner.org.status !== "active" || (this.refusedUntil.get(config.id) ?? 0) > now) {
+      const admitted = await store.ledger.admit(limits);
       if (admitted.kind !== "admitted") return refuse(admitted);
       this.refusedUntil.delete(config.id);
-      if (owner.orgStatus !== "active") return { kind: "org_suspended" };
+      if (owner.org.status !== "active") return { kind: "org_suspended" };
       admission = undefined;
     }
     const auth = opened.auth;
@@ -280,37 +283,36 @@ export class DeliveryIntake {
       let result: RecordedLaunchResult | undefined;
       if (this.heldKeys.has(teamId, key)) {
         // A key this process saw held: the key check and the duplicate's row, no launch built.
-        const answer = await store.deliver(admission ?? null, { row: deliveryRow(planRow, REPLAY, duplicateId, key), duplicateId });
-        if (answer.admission.kind !== "admitted") return { kind: "refused", refusal: answer.admission };
+        const answer = await store.ledger.commit({ admission, row: deliveryRow(planRow, REPLAY, duplicateId, key), replayOf: duplicateId });
+        if (answer.kind === "refused") return answer;
         admission = undefined;
-        const outcome = answer.outcome;
-        if (outcome?.kind === "taken") result = outcome;
-        else if (outcome?.kind === "free") this.heldKeys.forget(teamId, key);
-        else throw new Error(`the store answered ${JSON.stringify(outcome)} to a replay`);
+        if (answer.kind === "taken") result = answer;
+        else if (answer.kind === "free") this.heldKeys.forget(teamId, key);
+        else throw new Error(`the ledger answered ${answer.kind} to a replay`);
       }
       /** The launch's row: a new one, or a launch_error row of the same key that this delivery retries. */
       let deliveryId = "";
       if (!result) {
         const newId = ids.next("dlv");
         deliveryId = newId;
-        result = await launcher.launchRecorded(request(newId), {
+        result = await launchDelivery(this.deps, request(newId), {
           tenantId: teamId,
           idempotencyKey: key,
           admission,
-          gated: owner.teamStatus !== "active",
+          ungated: noLimitApplies(owner.org, owner.team, this.deps.limitDefaults),
           row: (run) => deliveryRow(planRow, launched(run.id), newId, key),
-          duplicateId,
+          replayOf: duplicateId,
         });
       }
       if (result.kind === "refused") return result;
       let retried = false;
       if (result.kind === "taken") {
-        if (result.row.status !== "launch_error") {
+        if (result.holder.status !== "launch_error") {
           this.heldKeys.remember(teamId, key);
-          return this.duplicate(planRow, result.row, botId, result.recorded ? duplicateId : undefined);
+          return this.duplicate(planRow, result.holder, botId, result.recorded ? duplicateId : undefined);
         }
         // A launch the gate denied before: retried under the same row.
-        const failedBefore = result.row;
+        const failedBefore = result.holder;
         deliveryId = failedBefore.id;
         retried = true;
         result = await launcher.launch(request(failedBefore.id), {
@@ -334,9 +336,9 @@ export class DeliveryIntake {
         updated_at: now,
       };
       if (retried) {
-        if (!(await store.write((db) => retryFailedDelivery(db, deliveryId, failed)))) throw new LostRace();
+        if (!(await store.tx((tx) => retryFailedDelivery(tx, deliveryId, failed)))) throw new LostRace();
       } else {
-        await store.deliver(null, { row: deliveryRow(planRow, failed, deliveryId, key) });
+        await store.ledger.commit({ row: deliveryRow(planRow, failed, deliveryId, key) });
       }
       this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launch_error" });
       return { kind: "denied", deliveryId, botId, denial: result.denial };
@@ -359,7 +361,7 @@ export class DeliveryIntake {
 
   private async recordDuplicate(row: Base, original: KeyHolder): Promise<string> {
     const id = this.deps.ids.next("dlv");
-    await this.deps.store.deliver(null, { row: duplicateRow(row, original, id) });
+    await this.deps.store.ledger.commit({ row: duplicateRow(row, original, id) });
     this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
     return id;
   }
@@ -367,7 +369,7 @@ export class DeliveryIntake {
   /** A non-launched row as a write of its own, counted once it is durable. */
   private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
     const id = this.deps.ids.next("dlv");
-    await this.deps.store.deliver(null, { row: recordedRow(row, status, extra, id) });
+    await this.deps.store.ledger.commit({ row: recordedRow(row, status, extra, id) });
     this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
     return id;
   }

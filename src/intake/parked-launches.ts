@@ -157,7 +157,7 @@ export class ParkedLaunches {
   private async sweepOnce(): Promise<number> {
     const { store, clock, log } = this.deps;
     if (!(await anyDueParked(store.db, clock.now()))) return 0;
-    const due = await store.write((db) => claimDueParked(db, clock.now(), LEASE_MS, SWEEP_BATCH));
+    const due = await store.tx((db) => claimDueParked(db, clock.now(), LEASE_MS, SWEEP_BATCH));
     for (const parked of due) {
       // Left leased, a launch that failed here is taken again once its lease runs out.
       await this.fire(parked).catch((err: unknown) => log.warn({ err, deliveryId: parked.delivery_id }, "parked launch failed; retried after its lease"));
@@ -195,14 +195,14 @@ export class ParkedLaunches {
       });
     // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
     if (!result || result.kind === "launched") {
-      await this.deps.store.write((db) => deleteParked(db, parked.delivery_id));
+      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
       if (result) this.count(config.provider, "launched");
       return;
     }
     const { denial } = result;
     const attempts = parked.attempts + 1;
     if (RETRIED_DENIALS.has(denial.error) && attempts < MAX_ATTEMPTS) {
-      await this.deps.store.write((db) => rearmParked(db, parked.delivery_id, attempts, now + retryDelayMs(attempts)));
+      await this.deps.store.tx((db) => rearmParked(db, parked.delivery_id, attempts, now + retryDelayMs(attempts)));
       return;
     }
     const reason = RETRIED_DENIALS.has(denial.error)

@@ -38,7 +38,7 @@ export class Runs {
     // The attempt's id is its claim token: the runner proves its lease with the attempt it runs.
     const token = this.deps.ids.next("att");
     const run = await this.deps.store.tx(async (tx) => {
-      const row = await q.claimNextRun(tx, this.deps.store.kind, { token, worker, now, leaseUntil: now + leaseMs });
+      const row = await q.claimNextRun(tx, { token, worker, now, leaseUntil: now + leaseMs });
       if (row) await q.insertAttempt(tx, { id: token, run_id: row.id, number: row.attempt, claimed_by: worker, started_at: now });
       return row;
     });

@@ -1,9 +1,7 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
-import type { KeyHolder, NewDelivery } from "./deliveries.js";
-import type { RunRow } from "./runs.js";
-import { Compiled } from "./compiled.js";
-import type { Db, StoreKind } from "./db.js";
+import { Compiled, isPostgres } from "./compiled.js";
+import type { Db } from "./db.js";
 
 type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
 
@@ -38,7 +36,7 @@ const teamWithOrg = new Compiled<
  * nothing is locked: concurrent launches then meet only on the usage counter, written last.
  * SQLite's BEGIN IMMEDIATE already serialises writers.
  */
-export async function loadTeamAndOrg(tx: Db, kind: StoreKind, teamId: string, needsLock: (found: TeamAndOrg) => boolean): Promise<TeamAndOrg | undefined> {
+export async function loadTeamAndOrg(tx: Db, teamId: string, needsLock: (found: TeamAndOrg) => boolean): Promise<TeamAndOrg | undefined> {
   const [row] = await teamWithOrg.rows(tx, [teamId]);
   if (!row) return undefined;
   const {
@@ -68,26 +66,10 @@ export async function loadTeamAndOrg(tx: Db, kind: StoreKind, teamId: string, ne
       updated_at: org_updated_at,
     },
   };
-  if (kind !== "postgres" || !needsLock(found)) return found;
+  if (!isPostgres(tx) || !needsLock(found)) return found;
   const team2 = await tx.selectFrom("teams").selectAll().where("id", "=", teamId).forNoKeyUpdate().executeTakeFirst();
   const org2 = team2 && (await tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id).forNoKeyUpdate().executeTakeFirst());
   return team2 && org2 ? { team: team2, org: org2 } : undefined;
-}
-
-const launchDeliveryCall = new Compiled<{ out: LaunchDeliveryOutcome }>(`select launch_delivery(?, ?::jsonb, ?::jsonb, ?, ?) as "out"`);
-
-export type LaunchDeliveryOutcome = { kind: "taken"; row: KeyHolder; recorded?: boolean } | { kind: "gate" } | { kind: "launched"; org_id: string };
-
-/**
- * PostgreSQL: a delivery's launch in one statement (store/postgres/launch-delivery.sql): `taken` when
- * the row's idempotency key is held, `gate` when a limit or the org's status needs the gate's
- * transaction, else the run (its org set from the team), the row and the org's run counter
- * written atomically. A unique violation (a concurrent delivery won the key) writes nothing.
- */
-export async function launchDelivery(db: Db, teamId: string, run: RunRow, delivery: NewDelivery, month: string, now: number): Promise<LaunchDeliveryOutcome> {
-  const [row] = await launchDeliveryCall.rows(db, [teamId, JSON.stringify(run), JSON.stringify(delivery), month, now]);
-  if (!row) throw new Error("launch_delivery answered no row");
-  return row.out;
 }
 
 export async function countActiveRuns(db: Db, teamId: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { CompiledQuery, PostgresAdapter, type Kysely } from "kysely";
-import { batchStatements } from "./group-commit.js";
+import { batchStatements } from "./sqlite/group-commit.js";
 
 /**
  * A statement whose SQL text is fixed when the module loads, for the delivery path: no query

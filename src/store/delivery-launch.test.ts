@@ -2,16 +2,14 @@ import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { findDeliveryByKey, type NewDelivery } from "./deliveries.js";
-import { writeOnPostgres, type DeliveryWrite, type DeliveryWriteOutcome } from "./intake.js";
+import type { DeliveryCommit } from "./delivery-ledger.js";
 import type { RunRow } from "./runs.js";
 import { findOrgUsage } from "./usage.js";
 
 /**
- * A delivery's launch as the store decides it, the same cases on every path that decides it:
- * SQLite's writer transaction (`deliverOnSqlite`), PostgreSQL's batch procedure
- * (`deliver_webhook_calls`) and its one-call function (`launch_delivery`,
- * the way of a batch's retried call). Each leaves to the gate exactly the launches a limit or
- * the org's status needs, and counts a launch on its own org's month alone.
+ * A delivery's launch as the ledger commits it on each store: left to the gate when a limit or a
+ * status needs it (the cases of `noLimitApplies`, in delivery-ledger.test.ts), else written and
+ * counted on its own org's month alone.
  */
 const MONTH = "2026-11";
 
@@ -33,10 +31,10 @@ const row = (id: string, teamId: string, key: string, over: Partial<NewDelivery>
     ...over,
   });
 const run = (id: string, teamId: string): RunRow => testRunRow(id, teamId, MONTH);
-const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
+const launch = (id: string, teamId: string, key: string): DeliveryCommit => ({
   row: row(id, teamId, key),
   launch: { teamId, run: run(`run_${id}`, teamId), month: MONTH },
-  duplicateId: `dup_${id}`,
+  replayOf: `dup_${id}`,
 });
 
 const orgs = [
@@ -74,28 +72,16 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
   });
   afterAll(() => ts.close());
 
-  type Path = { write: (w: DeliveryWrite) => Promise<DeliveryWriteOutcome | undefined>; writesDuplicate: boolean };
-  const paths: Array<[string, Path]> =
-    kind === "sqlite"
-      ? [["the writer's transaction", { write: async (w) => (await ts.store.deliver(null, w)).outcome, writesDuplicate: true }]]
-      : [
-          ["deliver_webhook_calls", { write: async (w) => (await ts.store.deliver(null, w)).outcome, writesDuplicate: true }],
-          // The one-call function leaves a duplicate's row to its caller.
-          ["launch_delivery", { write: (w) => writeOnPostgres(ts.store.db, w), writesDuplicate: false }],
-        ];
-
-  describe.each(paths)("through %s", (via, path) => {
-    const id = (name: string) => `${via}_${name}`;
+  const path = { write: (w: DeliveryCommit) => ts.store.ledger.commit(w) };
+  {
+    const id = (name: string) => `l_${name}`;
     const runsOf = (teamId: string) =>
-      ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", teamId).where("id", "like", `run_${via}%`).execute();
+      ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", teamId).where("id", "like", "run_l_%").execute();
 
     it.each([
       ["an unknown team", "team_none"],
       ["a suspended org", "team_susp"],
-      ["a read-only org", "team_ro"],
       ["the team's MaxConcurrentRuns", "team_conc"],
-      ["the team's LaunchRatePerMin", "team_rate"],
-      ["the org's MonthlyCostCapUSD", "team_cost"],
       ["the org's MonthlyRunQuota", "team_quota"],
     ])("leaves %s to the gate, writing nothing", async (_label, teamId) => {
       expect(await path.write(launch(id(teamId), teamId, `k-${id(teamId)}`))).toEqual({ kind: "gate" });
@@ -105,9 +91,9 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
 
     it("launches for a team no limit names: the run in its team's org, the row, one run on that org's month and no other's", async () => {
       const before = { ok: (await findOrgUsage(ts.store.db, "org_ok", MONTH)).runs, two: (await findOrgUsage(ts.store.db, "org_two", MONTH)).runs };
-      expect(await path.write(launch(id("a"), "team_ok", `k-${id("a")}`))).toEqual({ kind: "launched", org_id: "org_ok" });
-      expect(await path.write(launch(id("b"), "team_ok", `k-${id("b")}`))).toEqual({ kind: "launched", org_id: "org_ok" });
-      expect(await path.write(launch(id("c"), "team_two", `k-${id("c")}`))).toEqual({ kind: "launched", org_id: "org_two" });
+      expect(await path.write(launch(id("a"), "team_ok", `k-${id("a")}`))).toEqual({ kind: "launched", orgId: "org_ok" });
+      expect(await path.write(launch(id("b"), "team_ok", `k-${id("b")}`))).toEqual({ kind: "launched", orgId: "org_ok" });
+      expect(await path.write(launch(id("c"), "team_two", `k-${id("c")}`))).toEqual({ kind: "launched", orgId: "org_two" });
       expect((await runsOf("team_ok")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
         { id: `run_${id("a")}`, org_id: "org_ok" },
         { id: `run_${id("b")}`, org_id: "org_ok" },
@@ -121,24 +107,18 @@ describe.each(storeKinds())("a delivery's launch decided by the store on %s", (k
       const held = launch(id("held"), "team_ok", `k-${id("held")}`);
       expect((await path.write(held))?.kind).toBe("launched");
       const replay = await path.write(launch(id("again"), "team_ok", `k-${id("held")}`));
-      expect(replay).toMatchObject({ kind: "taken", row: { id: id("held"), run_id: `run_${id("held")}`, status: "launched" } });
+      expect(replay).toEqual({ kind: "taken", holder: { id: id("held"), run_id: `run_${id("held")}`, status: "launched" }, recorded: true });
       const dup = await ts.store.db
         .selectFrom("webhook_deliveries")
         .select(["status", "run_id", "reason"])
         .where("id", "=", `dup_${id("again")}`)
         .executeTakeFirst();
-      if (path.writesDuplicate) {
-        expect(replay).toMatchObject({ recorded: true });
-        expect(dup).toMatchObject({ status: "duplicate", run_id: `run_${id("held")}`, reason: `duplicate of ${id("held")}` });
-      } else {
-        expect(replay).not.toHaveProperty("recorded");
-        expect(dup).toBeUndefined();
-      }
-      await ts.store.deliver(null, { row: row(id("err"), "team_ok", `k-${id("err")}`, { status: "launch_error", run_id: null, launched_at: null }) });
+      expect(dup).toMatchObject({ status: "duplicate", run_id: `run_${id("held")}`, reason: `duplicate of ${id("held")}` });
+      await ts.store.ledger.commit({ row: row(id("err"), "team_ok", `k-${id("err")}`, { status: "launch_error", run_id: null, launched_at: null }) });
       const retried = await path.write(launch(id("retry"), "team_ok", `k-${id("err")}`));
-      expect(retried).toEqual({ kind: "taken", row: expect.objectContaining({ id: id("err"), status: "launch_error" }) });
+      expect(retried).toEqual({ kind: "taken", holder: { id: id("err"), run_id: null, status: "launch_error" }, recorded: false });
       expect(await findDeliveryByKey(ts.store.db, "team_ok", `row|dup_${id("retry")}`)).toBeUndefined();
       expect(await runsOf("team_ok")).not.toContainEqual(expect.objectContaining({ id: `run_${id("again")}` }));
     });
-  });
+  }
 });

@@ -1,4 +1,4 @@
-import { WRITER_STOPPED } from "./sqlite-writer.js";
+import { WRITER_STOPPED } from "./sqlite/writer.js";
 
 /** PostgreSQL and socket error codes that mean "the store cannot be reached right now". */
 const UNAVAILABLE = new Set([

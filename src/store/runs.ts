@@ -1,8 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from "kysely";
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
-import { Compiled, compiledInsert } from "./compiled.js";
-import type { Db, StoreKind } from "./db.js";
+import { Compiled, compiledInsert, isPostgres } from "./compiled.js";
+import type { Db } from "./db.js";
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -112,13 +112,9 @@ export async function requeueRun(db: Db, runId: string, now: number, actor: { us
  * stores. PostgreSQL picks the row with FOR UPDATE SKIP LOCKED so concurrent runners do not
  * queue up behind each other; SQLite writers are serial anyway.
  */
-export async function claimNextRun(
-  db: Db,
-  kind: StoreKind,
-  claim: { token: string; worker: string; now: number; leaseUntil: number },
-): Promise<RunRow | undefined> {
+export async function claimNextRun(db: Db, claim: { token: string; worker: string; now: number; leaseUntil: number }): Promise<RunRow | undefined> {
   let pick = db.selectFrom("runs").select("id").where("status", "=", "queued").orderBy("queued_at").orderBy("id").limit(1);
-  if (kind === "postgres") pick = pick.forUpdate().skipLocked();
+  if (isPostgres(db)) pick = pick.forUpdate().skipLocked();
   return db
     .updateTable("runs")
     .set((eb) => ({

@@ -5,23 +5,25 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema/index.js";
 import type { Db, StoreKind } from "./db.js";
-import { type CheckpointTiming, startCheckpointer } from "./checkpointer.js";
-import { EventLoopWatch, type EventLoopLoad } from "./event-loop-load.js";
-import { GroupCommit } from "./group-commit.js";
-import { deliverOnSqlite, type CallLimits, type DeliveryAnswer, type DeliveryWrite } from "./intake.js";
-import { PgDeliveryBatches } from "./pg-delivery-batches.js";
-import { preparedStatements } from "./pg-prepared.js";
+import type { DeliveryLedger } from "./delivery-ledger.js";
 import { migrateToLatest } from "./migrate.js";
-import { openSqliteConnection } from "./sqlite-connection.js";
-import { SqliteWriter } from "./sqlite-writer.js";
-import { WriteLock } from "./write-lock.js";
+import { PgDeliveryLedger } from "./postgres/delivery-ledger.js";
+import { preparedStatements } from "./postgres/prepared.js";
+import { type CheckpointTiming, startCheckpointer } from "./sqlite/checkpointer.js";
+import { openSqliteConnection } from "./sqlite/connection.js";
+import { sqliteLedger } from "./sqlite/delivery-ledger.js";
+import { EventLoopWatch, type EventLoopLoad } from "./sqlite/event-loop-load.js";
+import { GroupCommit } from "./sqlite/group-commit.js";
+import { SqliteWriter } from "./sqlite/writer.js";
+import { WriteLock } from "./sqlite/write-lock.js";
 
 export type { Db, StoreKind } from "./db.js";
 
 /**
- * The one handle on persistent state. Capabilities call the named operations of the
- * store modules with `db` (or the transaction handle `tx` gives them); database
- * differences stay behind {@link Store.kind} inside store/.
+ * The one handle on persistent state. Capabilities call the named operations of the store
+ * modules with `db` (or the transaction handle `tx` gives them); the delivery write path is
+ * its own contract, {@link DeliveryLedger}, built here because it shares the store's
+ * connections and commits. Database differences stay inside store/.
  */
 export interface Store {
   readonly kind: StoreKind;
@@ -33,22 +35,8 @@ export interface Store {
    * exact lock the rows they decide on (SELECT … FOR NO KEY UPDATE, or FOR UPDATE).
    */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /**
-   * A write that is one statement on PostgreSQL, durable when the promise resolves unless the
-   * statement turns `synchronous_commit` off for itself (only the call admission does, and
-   * says why). PostgreSQL runs it in autocommit, with no BEGIN/COMMIT round trips around it (its
-   * rows are locked for that statement only); SQLite runs `fn` atomically in the shared commit
-   * of {@link tx}, where an autocommit statement would pay a commit of its own.
-   */
-  write<T>(fn: (db: Db) => Promise<T>): Promise<T>;
-  /**
-   * A webhook call's writes (store/intake.ts): its admission when `admission` is given, then,
-   * admitted, its delivery row or its launch. PostgreSQL: a call of a batch, which takes one
-   * round trip and one commit ({@link PgDeliveryBatches}); SQLite: one transaction of a shared commit
-   * ({@link deliverOnSqlite}), for a file store on a thread of its own ({@link SqliteWriter}) while
-   * the event loop is busy. Durable when the promise resolves.
-   */
-  deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer>;
+  /** Webhook calls' writes: one commit each, batched or shared as the store does best. */
+  readonly ledger: DeliveryLedger;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -92,7 +80,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 const SERVICE_CACHE_KIB = 2048;
 
 /** The writer thread's module, compiled beside this one. */
-const WRITER_ENTRY = new URL("./sqlite-writer-worker.js", import.meta.url);
+const WRITER_ENTRY = new URL("./sqlite/writer-worker.js", import.meta.url);
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqlitePath ?? ":memory:";
@@ -112,17 +100,13 @@ function openSqlite(options: StoreOptions): Store {
     new SqliteWriter(options.sqliteWriterEntry ?? WRITER_ENTRY, file, sync, lock, (err, failed) =>
       options.log?.error({ err, failed }, "the store's writer thread stopped; its deliveries answered 503, the next one starts a new thread"),
     );
-  const deliverHere = (l: CallLimits | null, w: DeliveryWrite) => group.run((tx) => deliverOnSqlite(tx, l, w));
-  // Handing a delivery to the writer thread and taking its answer back are two thread wake-ups,
-  // each a wait for a core: worth it only when the event loop has no time for the writes itself.
   const watch = writer && !options.eventLoopLoad ? new EventLoopWatch().start() : undefined;
   const load = options.eventLoopLoad ?? watch;
   return {
     kind: "sqlite",
     db,
     tx: (fn) => group.run(fn),
-    write: (fn) => group.run(fn),
-    deliver: writer && load ? (l, w) => (load.busy ? writer.deliver(l, w) : deliverHere(l, w)) : deliverHere,
+    ledger: sqliteLedger(group, writer, load),
     ping: async () => {
       raw.prepare("select 1").get();
     },
@@ -156,13 +140,11 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     prepare(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const deliveries = new PgDeliveryBatches(db);
   return {
     kind: "postgres",
     db,
     tx: (fn) => db.transaction().execute(fn),
-    write: (fn) => fn(db),
-    deliver: (l, w) => deliveries.deliver(l, w),
+    ledger: new PgDeliveryLedger(db),
     ping: async () => {
       await pool.query("select 1");
     },

@@ -17,7 +17,7 @@ import { openStore, type Store, type StoreKind, type StoreOptions } from "../sto
 import { bootstrapAdmin } from "../tenancy/bootstrap.js";
 
 /** The compiled writer-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
-export const WRITER_ENTRY = new URL("../../dist/store/sqlite-writer-worker.js", import.meta.url);
+export const WRITER_ENTRY = new URL("../../dist/store/sqlite/writer-worker.js", import.meta.url);
 
 /** SQLite always; PostgreSQL too when SERVICE_TEST_DATABASE_URL names a server. */
 export function storeKinds(): StoreKind[] {

@@ -7,7 +7,7 @@ import type { Sealer } from "../core/sealer.js";
 import type { ChangeFeed } from "../core/change-feed.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import { listDeliveries } from "../store/deliveries.js";
-import { deleteWebhookBucket } from "../store/intake.js";
+import { deleteWebhookBucket } from "../store/webhook-calls.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
 import * as w from "../store/webhooks.js";

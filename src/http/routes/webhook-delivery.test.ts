@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { monthOf } from "../../core/month.js";
 import { standardSecret } from "../../intake/verify-standard-webhook.js";
-import { monthlyWebhookCalls } from "../../store/intake.js";
+import { monthlyWebhookCalls } from "../../store/webhook-calls.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
 const examples = loadGithubExamples();
@@ -425,16 +425,17 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       sourceIp: null,
       headers: { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` },
     };
-    const deliver = t.store.deliver;
+    const ledger = t.store.ledger;
+    const commit = ledger.commit;
     const bodyBytesAtWrite: number[] = [];
-    t.store.deliver = (admission, write) => {
+    ledger.commit = (c) => {
       bodyBytesAtWrite.push(req.rawBody.length);
-      return deliver(admission, write);
+      return commit.call(ledger, c);
     };
     try {
       expect((await t.services.intake.deliver(req)).kind).toBe("launch");
     } finally {
-      t.store.deliver = deliver;
+      ledger.commit = commit;
     }
     expect(bodyBytesAtWrite).toEqual([0]);
     const [row] = await deliveries(hook.id);

@@ -1,11 +1,11 @@
--- A batch of webhook calls (store/pg-delivery-batches.ts). Each call has `delivery` (the row) and
--- may have `admission` (admit_webhook_call's arguments), `team`, `run`, `month` (a launch, decided
--- as launch_delivery does) and `duplicate` (a replay's own row id; without `run`, the key check
--- alone: `taken`, recorded, or `free`). `answers` holds one {verdict, outcome} per call, in order.
--- Admissions commit per webhook and month without waiting for their flush, so their rows are not
--- held through one; the writes then commit together, synchronously, and a failed write answers
--- each admitted call {verdict, retry: true}. A procedure, to commit between; call it outside a
--- transaction block.
+-- A batch of webhook calls, the ledger's commit on PostgreSQL (store/postgres/delivery-ledger.ts);
+-- its SQLite twin is store/sqlite/commit-delivery.ts. Each call has `delivery` (the row) and may
+-- have `admission` (admit_webhook_call's arguments), `team`, `run`, `month` (a launch) and
+-- `duplicate` (a replay's own row id; without `run`, the key check alone). `answers` holds one
+-- {verdict, outcome} per call, in order. Admissions commit per webhook and month without waiting
+-- for their flush, so their rows are not held through one; the writes then commit together,
+-- synchronously, and a failed write answers each admitted call {verdict, retry: true} (a batch of
+-- one raises its error). A procedure, to commit between; call it outside a transaction block.
 create or replace procedure deliver_webhook_calls(p_calls jsonb, inout answers jsonb default null)
 language plpgsql as $fn$
 declare
@@ -50,7 +50,8 @@ begin
       select * into v_held from webhook_deliveries
         where tenant_id = v_delivery.tenant_id and idempotency_key = v_delivery.idempotency_key;
       if found then
-        outcomes[c.i] := jsonb_build_object('kind', 'taken', 'row', to_jsonb(v_held));
+        outcomes[c.i] := jsonb_build_object('kind', 'taken', 'recorded', false,
+          'holder', jsonb_build_object('id', v_held.id, 'run_id', v_held.run_id, 'status', v_held.status));
         if c.v->>'duplicate' is not null and v_held.status <> 'launch_error' then
           v_delivery.id := c.v->>'duplicate';
           v_delivery.status := 'duplicate';
@@ -75,7 +76,7 @@ begin
         v_gate := not found;
         if not v_gate then
           select * into v_org from orgs where id = v_team.org_id;
-          v_gate := not found or v_org.status <> 'active' or v_team.max_concurrent_runs > 0
+          v_gate := not found or v_org.status <> 'active' or v_team.status <> 'active' or v_team.max_concurrent_runs > 0
             or v_team.launch_rate_per_min > 0 or v_org.monthly_cost_cap_micro > 0 or v_org.monthly_run_quota > 0;
         end if;
       end if;
@@ -89,7 +90,7 @@ begin
       insert into webhook_deliveries values (v_delivery.*);
       launched_orgs := launched_orgs || v_org.id;
       launched_months := launched_months || (c.v->>'month');
-      outcomes[c.i] := jsonb_build_object('kind', 'launched', 'org_id', v_org.id);
+      outcomes[c.i] := jsonb_build_object('kind', 'launched', 'orgId', v_org.id);
     end loop;
     -- Last: the tally rows stay locked until the commit, but few others want them.
     if cardinality(launched_orgs) > 0 then
@@ -100,6 +101,10 @@ begin
         on conflict (org_id, month, slot) do update set runs = org_run_tallies.runs + excluded.runs;
     end if;
   exception when others then
+    -- A call alone (or retried alone) reaches its caller with its own error.
+    if n = 1 then
+      raise;
+    end if;
     retry := true;
   end;
   select jsonb_agg(case

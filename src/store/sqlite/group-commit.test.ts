@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, type TestStore } from "../test-support/harness.js";
+import { openTestStore, type TestStore } from "../../test-support/harness.js";
 
 describe("SQLite transactions sharing commits", () => {
   let ts: TestStore;

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Kysely } from "kysely";
-import type { Database } from "./schema/index.js";
+import type { Database } from "../schema/index.js";
 
 type Db = Kysely<Database>;
 

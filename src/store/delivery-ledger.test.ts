@@ -1,10 +1,13 @@
-import { testDeliveryRow } from "../test-support/rows.js";
+import { noLimitApplies } from "../admission/decide-launch.js";
+import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
 import { findDeliveryByKey, listDeliveries, type NewDelivery } from "./deliveries.js";
-import { admitWebhookCall, monthlyWebhookCalls, type CallLimits } from "./intake.js";
+import type { CallLimits } from "./delivery-ledger.js";
+import { monthlyWebhookCalls } from "./webhook-calls.js";
 
-describe.each(storeKinds())("webhook call admission on %s", (kind) => {
+/** The ledger's contract, one table of cases run on each store: its TypeScript (SQLite) and SQL (PostgreSQL) twins agree. */
+describe.each(storeKinds())("the delivery ledger on %s", (kind) => {
   let ts: TestStore;
   beforeAll(async () => {
     ts = await openTestStore(kind);
@@ -22,7 +25,7 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     now: 0,
     ...over,
   });
-  const admitMany = (n: number, l: CallLimits) => Promise.all(Array.from({ length: n }, () => ts.store.tx((tx) => admitWebhookCall(tx, l))));
+  const admitMany = (n: number, l: CallLimits) => Promise.all(Array.from({ length: n }, () => ts.store.ledger.admit(l)));
 
   it("admits exactly burst calls of 200 parallel ones at the bucket", async () => {
     const results = await admitMany(200, limits({ webhookId: "whk_bucket", burst: 10 }));
@@ -54,11 +57,10 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
   it("writes a call's row only when its admission admits it, 200 parallel at the bucket", async () => {
     const l = limits({ webhookId: "whk_rows", burst: 10 });
     const row = (i: number): NewDelivery => testDeliveryRow(`dlv_${i}`, { tenant_id: "team_rows", webhook_id: "whk_rows", created_at: i, updated_at: i });
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.deliver(l, { row: row(i) })));
-    const results = answers.map((a) => a.admission);
-    const admitted = results.flatMap((r, i) => (r.kind === "admitted" ? [`dlv_${i}`] : []));
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ts.store.ledger.commit({ admission: l, row: row(i) })));
+    const admitted = answers.flatMap((r, i) => (r.kind === "recorded" ? [`dlv_${i}`] : []));
     expect(admitted).toHaveLength(10);
-    expect(results.filter((r) => r.kind === "rate_limited")).toHaveLength(190);
+    expect(answers.filter((r) => r.kind === "refused" && r.refusal.kind === "rate_limited")).toHaveLength(190);
     expect((await listDeliveries(ts.store.db, "whk_rows", 500)).map((d) => d.id).sort()).toEqual(admitted.sort());
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_rows", "2026-11")).toBe(10);
   });
@@ -86,20 +88,16 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
         updated_at: 5,
         ...over,
       });
-    await ts.store.deliver(null, { row: row("dlv_holder", "k-held", { run_id: "run_holder", launched_at: 5 }) });
-    await ts.store.deliver(null, { row: row("dlv_failed", "k-failed", { status: "launch_error", failed_at: 5, denial_reason: "concurrency_cap_exceeded" }) });
+    await ts.store.ledger.commit({ row: row("dlv_holder", "k-held", { run_id: "run_holder", launched_at: 5 }) });
+    await ts.store.ledger.commit({ row: row("dlv_failed", "k-failed", { status: "launch_error", failed_at: 5, denial_reason: "concurrency_cap_exceeded" }) });
     const replay = (id: string, key: string) =>
-      ts.store.deliver(l, { row: row(id, key, { status: "duplicate", created_at: 9, updated_at: 9 }), duplicateId: `dup_${id}` });
+      ts.store.ledger.commit({ admission: l, row: row(id, key, { status: "duplicate", created_at: 9, updated_at: 9 }), replayOf: `dup_${id}` });
 
     const held = await replay("dlv_r1", "k-held");
-    expect(held).toMatchObject({
-      admission: { kind: "admitted" },
-      outcome: { kind: "taken", row: { id: "dlv_holder", run_id: "run_holder", status: "launched" }, recorded: true },
-    });
+    expect(held).toEqual({ kind: "taken", holder: { id: "dlv_holder", run_id: "run_holder", status: "launched" }, recorded: true });
     const failed = await replay("dlv_r2", "k-failed");
-    expect(failed.outcome).toMatchObject({ kind: "taken", row: { id: "dlv_failed", status: "launch_error" } });
-    expect(failed.outcome).not.toHaveProperty("recorded", true);
-    expect(await replay("dlv_r3", "k-free")).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "free" } });
+    expect(failed).toEqual({ kind: "taken", holder: { id: "dlv_failed", run_id: null, status: "launch_error" }, recorded: false });
+    expect(await replay("dlv_r3", "k-free")).toEqual({ kind: "free" });
 
     const rows = await listDeliveries(ts.store.db, "whk_replay", 10);
     expect(rows.map((r) => r.id).sort()).toEqual(["dlv_failed", "dlv_holder", "dup_dlv_r1"]);
@@ -136,5 +134,43 @@ describe.each(storeKinds())("webhook call admission on %s", (kind) => {
     expect((await admitMany(1, still))[0]?.kind).toBe("admitted");
     expect((await admitMany(1, { ...still, now: 10_000_000 }))[0]).toEqual({ kind: "rate_limited", retryAfterSeconds: 3600 });
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_still", "2026-11")).toBe(1);
+  });
+
+  /** `noLimitApplies` and the store's check of its own rows: the same verdict for every case. */
+  const NO_DEFAULTS = { maxConcurrentRuns: 0, launchRatePerMin: 0, monthlyCostCapMicroUsd: 0, monthlyRunQuota: 0 };
+  const ownLimits = [
+    { name: "nothing set", org: {}, team: {} },
+    { name: "a suspended org", org: { status: "suspended" }, team: {} },
+    { name: "a read-only org", org: { status: "read-only" }, team: {} },
+    { name: "a suspended team", org: {}, team: { status: "suspended" } },
+    { name: "a concurrency cap", org: {}, team: { max_concurrent_runs: 2 } },
+    { name: "a launch rate", org: {}, team: { launch_rate_per_min: 5 } },
+    { name: "a cost cap", org: { monthly_cost_cap_micro: 1_000_000 }, team: {} },
+    { name: "a run quota", org: { monthly_run_quota: 10 }, team: {} },
+  ] as const;
+  it.each(ownLimits)("launches in one commit exactly when noLimitApplies says so: $name", async ({ name, org, team }) => {
+    const id = name.replaceAll(" ", "_");
+    const orgRow = { status: "active" as const, monthly_cost_cap_micro: 0, monthly_run_quota: 0, ...org };
+    const teamRow = { status: "active" as const, max_concurrent_runs: 0, launch_rate_per_min: 0, ...team };
+    await ts.store.db
+      .insertInto("orgs")
+      .values({ id: `org_${id}`, name: `o-${id}`, created_at: 0, updated_at: 0, ...orgRow } as never)
+      .execute();
+    await ts.store.db
+      .insertInto("teams")
+      .values({ id: `team_${id}`, org_id: `org_${id}`, name: `t-${id}`, created_at: 0, updated_at: 0, ...teamRow } as never)
+      .execute();
+    const expected = noLimitApplies(
+      { status: orgRow.status, monthlyCostCapMicro: orgRow.monthly_cost_cap_micro, monthlyRunQuota: orgRow.monthly_run_quota },
+      { status: teamRow.status, maxConcurrentRuns: teamRow.max_concurrent_runs, launchRatePerMin: teamRow.launch_rate_per_min },
+      NO_DEFAULTS,
+    );
+    const run = testRunRow(`run_${id}`, `team_${id}`);
+    const row = testDeliveryRow(`dlv_${id}`, { tenant_id: `team_${id}`, status: "launched", run_id: run.id, idempotency_key: `k-${id}` });
+    const answer = await ts.store.ledger.commit({ row, launch: { teamId: `team_${id}`, run, month: "2026-11" } });
+    expect(answer).toEqual(expected ? { kind: "launched", orgId: `org_${id}` } : { kind: "gate" });
+    expect(await findDeliveryByKey(ts.store.db, `team_${id}`, `k-${id}`)).toEqual(
+      expected ? { id: `dlv_${id}`, run_id: run.id, status: "launched" } : undefined,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from "kysely";
 import type { Prepare } from "./group-commit.js";
-import type { Database } from "./schema/index.js";
+import type { Database } from "../schema/index.js";
 import type { WriteLock } from "./write-lock.js";
 
 export interface SqliteConnectionOptions {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { openStore } from "./store.js";
+import { openStore } from "../store.js";
 
 describe("WAL checkpoints off the request path", () => {
   it("copies committed rows into the database file while the store is open, losing none", async () => {

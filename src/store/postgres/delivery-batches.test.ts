@@ -1,11 +1,12 @@
-import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
+import { testDeliveryRow, testRunRow } from "../../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { openTestStore, storeKinds, type TestStore } from "../test-support/harness.js";
-import { listDeliveries, type NewDelivery } from "./deliveries.js";
-import { isUniqueViolation } from "./errors.js";
-import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./intake.js";
-import type { RunRow } from "./runs.js";
-import { findOrgUsage } from "./usage.js";
+import { openTestStore, storeKinds, type TestStore } from "../../test-support/harness.js";
+import { listDeliveries, type NewDelivery } from "../deliveries.js";
+import { isUniqueViolation } from "../errors.js";
+import type { CallLimits, DeliveryCommit } from "../delivery-ledger.js";
+import { monthlyWebhookCalls } from "../webhook-calls.js";
+import type { RunRow } from "../runs.js";
+import { findOrgUsage } from "../usage.js";
 
 const row = (id: string, webhookId: string): NewDelivery => testDeliveryRow(id, { tenant_id: "team_b", webhook_id: webhookId });
 const limits = (webhookId: string, burst: number): CallLimits => ({
@@ -21,16 +22,16 @@ const limits = (webhookId: string, burst: number): CallLimits => ({
 
 const run = (id: string, teamId: string): RunRow => testRunRow(id, teamId);
 /** A launching delivery of `teamId` under `key`: its run `run_{id}`, its row as launched, and a duplicate's row id. */
-const launch = (id: string, teamId: string, key: string): DeliveryWrite => ({
+const launch = (id: string, teamId: string, key: string): DeliveryCommit => ({
   row: { ...row(id, "whk_launch"), tenant_id: teamId, idempotency_key: key, status: "launched", run_id: `run_${id}`, reason: null, attempts: 1 },
   launch: { teamId, run: run(`run_${id}`, teamId), month: "2026-11" },
-  duplicateId: `dup_${id}`,
+  replayOf: `dup_${id}`,
 });
 
 /** A replay of `key`: the key check, and when another row holds it the duplicate's row `dup_{id}`. */
-const replay = (id: string, teamId: string, key: string, webhookId = "whk_launch"): DeliveryWrite => ({
+const replay = (id: string, teamId: string, key: string, webhookId = "whk_launch"): DeliveryCommit => ({
   row: { ...row(id, webhookId), tenant_id: teamId, idempotency_key: key, status: "duplicate", attempts: 1 },
-  duplicateId: `dup_${id}`,
+  replayOf: `dup_${id}`,
 });
 
 describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgres", () => {
@@ -74,14 +75,14 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     // The first call goes at once; the next ten wait for it and go as one batch, the webhook
     // with a burst of 2 admitting two of its five, in the order they came.
     const calls = () => [
-      ts.store.deliver(limits("whk_first", 10), { row: row("dlv_first", "whk_first") }),
-      ...Array.from({ length: 5 }, (_, i) => ts.store.deliver(limits("whk_open", 10), { row: row(`dlv_open${i}`, "whk_open") })),
-      ...Array.from({ length: 5 }, (_, i) => ts.store.deliver(limits("whk_tight", 2), { row: row(`dlv_tight${i}`, "whk_tight") })),
+      ts.store.ledger.commit({ admission: limits("whk_first", 10), row: row("dlv_first", "whk_first") }),
+      ...Array.from({ length: 5 }, (_, i) => ts.store.ledger.commit({ admission: limits("whk_open", 10), row: row(`dlv_open${i}`, "whk_open") })),
+      ...Array.from({ length: 5 }, (_, i) => ts.store.ledger.commit({ admission: limits("whk_tight", 2), row: row(`dlv_tight${i}`, "whk_tight") })),
     ];
     const { result: answers, batches } = await countingBatches(() => Promise.all(calls()));
     expect(batches).toBe(2);
-    expect(answers.slice(0, 8)).toEqual(Array(8).fill({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } }));
-    expect(answers.slice(8)).toEqual(Array(3).fill({ admission: { kind: "rate_limited", retryAfterSeconds: 1 } }));
+    expect(answers.slice(0, 8)).toEqual(Array(8).fill({ kind: "recorded" }));
+    expect(answers.slice(8)).toEqual(Array(3).fill({ kind: "refused", refusal: { kind: "rate_limited", retryAfterSeconds: 1 } }));
     expect((await listDeliveries(ts.store.db, "whk_open", 10)).map((d) => d.id).sort()).toEqual([
       "dlv_open0",
       "dlv_open1",
@@ -101,13 +102,15 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
       orgMonthlyCalls,
       webhookMonthlyCalls,
     });
-    const first = ts.store.deliver(capped("whk_c1", 5, 2), { row: row("dlv_c0", "whk_c1") });
+    const first = ts.store.ledger.commit({ admission: capped("whk_c1", 5, 2), row: row("dlv_c0", "whk_c1") });
     const batch = [
-      ...Array.from({ length: 3 }, (_, i) => ts.store.deliver(capped("whk_c1", 5, 2), { row: row(`dlv_c1${i}`, "whk_c1") })),
-      ...Array.from({ length: 4 }, (_, i) => ts.store.deliver(capped("whk_c2", 5, 0), { row: row(`dlv_c2${i}`, "whk_c2") })),
+      ...Array.from({ length: 3 }, (_, i) => ts.store.ledger.commit({ admission: capped("whk_c1", 5, 2), row: row(`dlv_c1${i}`, "whk_c1") })),
+      ...Array.from({ length: 4 }, (_, i) => ts.store.ledger.commit({ admission: capped("whk_c2", 5, 0), row: row(`dlv_c2${i}`, "whk_c2") })),
     ];
-    expect((await first).admission.kind).toBe("admitted");
-    const kinds = (await Promise.all(batch)).map((a) => (a.admission.kind === "quota_exceeded" ? `quota:${a.admission.scope}` : a.admission.kind));
+    expect((await first).kind).toBe("recorded");
+    const kinds = (await Promise.all(batch)).map((a) =>
+      a.kind !== "refused" ? "admitted" : a.refusal.kind === "quota_exceeded" ? `quota:${a.refusal.scope}` : a.refusal.kind,
+    );
     expect(kinds).toEqual(["admitted", "quota:webhook", "quota:webhook", "admitted", "admitted", "admitted", "quota:org"]);
     expect(await monthlyWebhookCalls(ts.store.db, "org:org_capped", "2026-11")).toBe(5);
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_c1", "2026-11")).toBe(2);
@@ -116,8 +119,8 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
 
   it("writes a batch's launches by the one-call rules: launched, taken with a duplicate's row, left to the gate, counted per org; replays' key checks", async () => {
     // Held before the batch: a launch_error row, whose replay the caller retries (no duplicate row).
-    await ts.store.deliver(null, { row: { ...launch("dlv_err", "team_l1a", "k-err").row, status: "launch_error", run_id: null } });
-    const first = ts.store.deliver(null, launch("dlv_l0", "team_l1a", "k-0"));
+    await ts.store.ledger.commit({ row: { ...launch("dlv_err", "team_l1a", "k-err").row, status: "launch_error", run_id: null } });
+    const first = ts.store.ledger.commit({ ...launch("dlv_l0", "team_l1a", "k-0") });
     // Waiting for the first, one batch: written in key order, so teams alternate and keys repeat within it.
     const batch = [
       launch("dlv_l1", "team_l1a", "k-1"),
@@ -134,12 +137,11 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
       replay("dlv_rerr", "team_l1a", "k-err"),
       replay("dlv_rfree", "team_l1a", "k-free"),
     ];
-    const { result: answers, batches } = await countingBatches(() => Promise.all(batch.map((w) => ts.store.deliver(null, w))));
-    expect((await first).outcome).toEqual({ kind: "launched", org_id: "org_l1" });
+    const { result: answers, batches } = await countingBatches(() => Promise.all(batch.map((w) => ts.store.ledger.commit(w))));
+    expect(await first).toEqual({ kind: "launched", orgId: "org_l1" });
     expect(batches).toBe(1);
-    const outcomes = answers.map((a) => {
-      const o = a.outcome!;
-      return o.kind === "taken" ? `taken:${o.row.id}${o.recorded ? "+row" : ""}` : o.kind === "launched" ? `launched:${o.org_id}` : o.kind;
+    const outcomes = answers.map((o) => {
+      return o.kind === "taken" ? `taken:${o.holder.id}${o.recorded ? "+row" : ""}` : o.kind === "launched" ? `launched:${o.orgId}` : o.kind;
     });
     expect(outcomes).toEqual([
       "launched:org_l1",
@@ -181,10 +183,10 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
 
   it("writes a batch whose writes fail call by call: the others stored, the failing one refused, each admission counted once", async () => {
     const hook = "whk_fails";
-    const deliver = (id: string) => ts.store.deliver(limits(hook, 10), { row: row(id, hook) });
+    const deliver = (id: string) => ts.store.ledger.commit({ admission: limits(hook, 10), row: row(id, hook) });
     const first = deliver("dlv_taken");
     // Waiting for the first: the middle call's row reuses its id, which fails the batch's writes.
-    const replayOf = (id: string, key: string) => ts.store.deliver(limits(hook, 10), replay(id, "team_b", key, hook));
+    const replayOf = (id: string, key: string) => ts.store.ledger.commit({ admission: limits(hook, 10), ...replay(id, "team_b", key, hook) });
     const batch = [
       deliver("dlv_before"),
       deliver("dlv_taken").catch((err: unknown) => err),
@@ -194,12 +196,12 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
     ];
     const [before, failed, after, held, free] = await Promise.all(batch);
     await first;
-    expect(before).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
-    expect(after).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
+    expect(before).toEqual({ kind: "recorded" });
+    expect(after).toEqual({ kind: "recorded" });
     expect(isUniqueViolation(failed)).toBe(true);
     // Retried one by one too: a replay's key check, and its duplicate's row when the key is held.
-    expect(held).toMatchObject({ admission: { kind: "admitted" }, outcome: { kind: "taken", row: { id: "dlv_taken" }, recorded: true } });
-    expect(free).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "free" } });
+    expect(held).toMatchObject({ kind: "taken", holder: { id: "dlv_taken" }, recorded: true });
+    expect(free).toEqual({ kind: "free" });
     expect((await listDeliveries(ts.store.db, hook, 10)).map((d) => d.id).sort()).toEqual(["dlv_after", "dlv_before", "dlv_taken", "dup_dlv_rheld"]);
     expect(await monthlyWebhookCalls(ts.store.db, `webhook:${hook}`, "2026-11")).toBe(6);
   });
@@ -207,13 +209,10 @@ describe.skipIf(!storeKinds().includes("postgres"))("delivery batches on postgre
   it("fails every call of a batch the database does not answer, and sends the next batch", async () => {
     const hook = "whk_broken";
     const spy = vi.spyOn(ts.store.db, "executeQuery").mockRejectedValueOnce(new Error("connection terminated"));
-    const broken = await ts.store.deliver(limits(hook, 10), { row: row("dlv_lost", hook) }).catch((err: unknown) => err);
+    const broken = await ts.store.ledger.commit({ admission: limits(hook, 10), row: row("dlv_lost", hook) }).catch((err: unknown) => err);
     spy.mockRestore();
     expect(broken).toEqual(new Error("connection terminated"));
-    expect(await ts.store.deliver(limits(hook, 10), { row: row("dlv_next", hook) })).toEqual({
-      admission: { kind: "admitted" },
-      outcome: { kind: "recorded" },
-    });
+    expect(await ts.store.ledger.commit({ admission: limits(hook, 10), row: row("dlv_next", hook) })).toEqual({ kind: "recorded" });
     expect((await listDeliveries(ts.store.db, hook, 10)).map((d) => d.id)).toEqual(["dlv_next"]);
   });
 });

@@ -1,14 +1,13 @@
 import { Worker } from "node:worker_threads";
-import type { CallLimits, DeliveryAnswer, DeliveryWrite } from "./intake.js";
+import type { CommitAnswer, DeliveryCommit } from "../delivery-ledger.js";
 import type { WriteLock } from "./write-lock.js";
 
 /** One delivery's writes as posted to the writer thread. */
 export interface WriterRequest {
   id: number;
-  admission: CallLimits | null;
-  write: DeliveryWrite;
+  commit: DeliveryCommit;
 }
-export type WriterReply = { id: number; answer: DeliveryAnswer } | { id: number; error: { message: string; code?: string } };
+export type WriterReply = { id: number; answer: CommitAnswer } | { id: number; error: { message: string; code?: string } };
 
 /** What the writer thread is started with. */
 export interface WriterData {
@@ -22,12 +21,12 @@ export interface WriterData {
 export const WRITER_STOPPED = "STORE_WRITER_STOPPED";
 
 interface Pending {
-  resolve(answer: DeliveryAnswer): void;
+  resolve(answer: CommitAnswer): void;
   reject(err: Error): void;
 }
 
 /**
- * A file store's delivery writes ({@link deliverOnSqlite}) on a thread of their own, with a
+ * A file store's delivery writes ({@link commitOnSqlite}) on a thread of their own, with a
  * connection of its own, while the event loop is busy: the statements and the shared commits
  * of webhook calls leave it, and it keeps to HTTP, bodies and decisions. Requests made during one
  * event-loop turn go to the thread as one message, and its answers come back per commit as
@@ -53,7 +52,7 @@ export class SqliteWriter {
   private readonly data: WriterData;
 
   /**
-   * `entry` is the compiled worker module (dist/store/sqlite-writer-worker.js); `lock` is the
+   * `entry` is the compiled worker module (dist/store/sqlite/writer-worker.js); `lock` is the
    * event loop's side of the turn, whose cells the thread shares, and with which the turn of a
    * thread that stopped holding it is ended.
    */
@@ -68,12 +67,12 @@ export class SqliteWriter {
     this.data = { file, sync, lock: lock.buffer };
   }
 
-  deliver(admission: CallLimits | null, write: DeliveryWrite): Promise<DeliveryAnswer> {
+  commit(commit: DeliveryCommit): Promise<CommitAnswer> {
     if (this.stopping) return Promise.reject(stoppedError("the store is closing"));
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
-      if (this.batch.push({ id, admission, write }) === 1) setImmediate(() => this.flush());
+      if (this.batch.push({ id, commit }) === 1) setImmediate(() => this.flush());
     });
   }
 

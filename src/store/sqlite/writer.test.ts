@@ -1,16 +1,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { testDeliveryRow, testRunRow } from "../test-support/rows.js";
+import { testDeliveryRow, testRunRow } from "../../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, WRITER_ENTRY, type TestStore } from "../test-support/harness.js";
-import { listDeliveries, type NewDelivery } from "./deliveries.js";
-import { isStoreUnavailable, isUniqueViolation } from "./errors.js";
-import { monthlyWebhookCalls, type CallLimits, type DeliveryWrite } from "./intake.js";
-import type { RunRow } from "./runs.js";
-import { SqliteWriter, WRITER_STOPPED } from "./sqlite-writer.js";
-import { openStore } from "./store.js";
-import { findOrgUsage } from "./usage.js";
+import { openTestStore, WRITER_ENTRY, type TestStore } from "../../test-support/harness.js";
+import { listDeliveries, type NewDelivery } from "../deliveries.js";
+import { isStoreUnavailable, isUniqueViolation } from "../errors.js";
+import type { CallLimits, DeliveryCommit } from "../delivery-ledger.js";
+import { monthlyWebhookCalls } from "../webhook-calls.js";
+import type { RunRow } from "../runs.js";
+import { SqliteWriter, WRITER_STOPPED } from "./writer.js";
+import { openStore } from "../store.js";
+import { findOrgUsage } from "../usage.js";
 import { WriteLock } from "./write-lock.js";
 
 const MONTH = "2026-11";
@@ -35,10 +36,10 @@ function run(id: string, teamId: string): RunRow {
 }
 
 /** A launching delivery's writes under `key`: its run, and its row as launched (the row's id is the run's, suffixed). */
-function launch(teamId: string, key: string, i: number): DeliveryWrite {
+function launch(teamId: string, key: string, i: number): DeliveryCommit {
   const r = run(`run_${key}_${i}`, teamId);
   const launched = Object.assign(row(`dlv_${key}_${i}`, teamId, key), { status: "launched" as const, run_id: r.id, reason: null, attempts: 1 });
-  return { row: launched, launch: { teamId, run: r, month: MONTH }, duplicateId: `dup_${key}_${i}` };
+  return { row: launched, launch: { teamId, run: r, month: MONTH }, replayOf: `dup_${key}_${i}` };
 }
 
 describe("a file store's delivery writes on the writer thread", () => {
@@ -62,12 +63,14 @@ describe("a file store's delivery writes on the writer thread", () => {
   afterAll(() => ts.close());
 
   it("launches 1 of 1000 concurrent identical deliveries and records the other 999 as its duplicates", async () => {
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => ts.store.deliver(limits("whk_dup"), launch("team_free", "k-dup", i))));
-    const launched = answers.filter((a) => a.outcome?.kind === "launched");
-    expect(launched).toEqual([{ admission: { kind: "admitted" }, outcome: { kind: "launched", org_id: "org_w" } }]);
-    const taken = answers.filter((a) => a.outcome?.kind === "taken");
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => ts.store.ledger.commit({ admission: limits("whk_dup"), ...launch("team_free", "k-dup", i) })),
+    );
+    const launched = answers.filter((a) => a.kind === "launched");
+    expect(launched).toEqual([{ kind: "launched", orgId: "org_w" }]);
+    const taken = answers.filter((a) => a.kind === "taken");
     expect(taken).toHaveLength(999);
-    expect(new Set(taken.map((a) => a.outcome?.kind === "taken" && a.outcome.recorded))).toEqual(new Set([true]));
+    expect(new Set(taken.map((a) => a.kind === "taken" && a.recorded))).toEqual(new Set([true]));
     const runs = await ts.store.db.selectFrom("runs").select(["id", "org_id"]).where("team_id", "=", "team_free").execute();
     expect(runs).toHaveLength(1);
     expect(runs[0]?.org_id).toBe("org_w");
@@ -82,25 +85,25 @@ describe("a file store's delivery writes on the writer thread", () => {
 
   it("admits exactly the bucket's calls of 200 parallel ones and writes only their rows", async () => {
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => ts.store.deliver(limits("whk_bucket", 10), { row: row(`dlv_b${i}`, "team_free") })),
+      Array.from({ length: 200 }, (_, i) => ts.store.ledger.commit({ admission: limits("whk_bucket", 10), row: row(`dlv_b${i}`, "team_free") })),
     );
-    const admitted = answers.flatMap((a, i) => (a.admission.kind === "admitted" ? [`dlv_b${i}`] : []));
+    const admitted = answers.flatMap((a, i) => (a.kind !== "refused" ? [`dlv_b${i}`] : []));
     expect(admitted).toHaveLength(10);
-    expect(answers.filter((a) => a.admission.kind === "admitted").every((a) => a.outcome?.kind === "recorded")).toBe(true);
+    expect(answers.filter((a) => a.kind !== "refused").every((a) => a.kind === "recorded")).toBe(true);
     const stored = await ts.store.db.selectFrom("webhook_deliveries").select("id").where("id", "like", "dlv_b%").execute();
     expect(stored.map((r) => r.id).sort()).toEqual(admitted.sort());
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_bucket", MONTH)).toBe(10);
   });
 
   it("leaves a launch a limit applies to to the gate, writing only the call's admission", async () => {
-    const answer = await ts.store.deliver(limits("whk_gate"), launch("team_capped", "k-gate", 0));
-    expect(answer).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "gate" } });
+    const answer = await ts.store.ledger.commit({ admission: limits("whk_gate"), ...launch("team_capped", "k-gate", 0) });
+    expect(answer).toEqual({ kind: "gate" });
     expect(await ts.store.db.selectFrom("runs").select("id").where("team_id", "=", "team_capped").execute()).toEqual([]);
     expect(await monthlyWebhookCalls(ts.store.db, "webhook:whk_gate", MONTH)).toBe(1);
   });
 
   it("takes turns with the event loop's transactions: every write of both lands", async () => {
-    const threadWrites = Array.from({ length: 300 }, (_, i) => ts.store.deliver(null, { row: row(`dlv_t${i}`, "team_free") }));
+    const threadWrites = Array.from({ length: 300 }, (_, i) => ts.store.ledger.commit({ row: row(`dlv_t${i}`, "team_free") }));
     const loopWrites = Array.from({ length: 300 }, (_, i) =>
       ts.store.tx((tx) =>
         tx
@@ -116,11 +119,11 @@ describe("a file store's delivery writes on the writer thread", () => {
 
   it("hands a failing write its own error, with its code, and commits the others", async () => {
     const [clash, fine] = await Promise.allSettled([
-      ts.store.deliver(null, { row: row("dlv_t0", "team_free") }),
-      ts.store.deliver(null, { row: row("dlv_fine", "team_free") }),
+      ts.store.ledger.commit({ row: row("dlv_t0", "team_free") }),
+      ts.store.ledger.commit({ row: row("dlv_fine", "team_free") }),
     ]);
     expect(clash.status === "rejected" && isUniqueViolation(clash.reason)).toBe(true);
-    expect(fine).toEqual({ status: "fulfilled", value: { admission: { kind: "admitted" }, outcome: { kind: "recorded" } } });
+    expect(fine).toEqual({ status: "fulfilled", value: { kind: "recorded" } });
     expect((await listDeliveries(ts.store.db, "whk_w", 2000)).some((d) => d.id === "dlv_fine")).toBe(true);
   });
 });
@@ -131,7 +134,7 @@ describe("where a file store writes a delivery", () => {
     const load = { busy: false };
     const ts = await openTestStore("sqlite", "file", { eventLoopLoad: load, sqliteWriterEntry: new URL("./no-such-writer.js", import.meta.url) });
     const deliver = (id: string) =>
-      ts.store.deliver(null, { row: row(id, "team_x") }).then(
+      ts.store.ledger.commit({ row: row(id, "team_x") }).then(
         () => "stored",
         (err: { code?: string }) => err.code,
       );
@@ -160,7 +163,7 @@ describe("a writer thread that stops", () => {
     // The thread cannot open a database in a directory that does not exist yet: it stops at once.
     const stops: [Error, number][] = [];
     const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock(), (err, failed) => stops.push([err, failed]));
-    const first = await writer.deliver(null, { row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
+    const first = await writer.commit({ row: row("dlv_x", "team_x") }).catch((err: unknown) => err);
     expect(first).toMatchObject({ code: WRITER_STOPPED, message: expect.stringContaining("directory does not exist") });
     expect(isStoreUnavailable(first)).toBe(true);
     // Reported once, as the stop it was, with the deliveries it failed.
@@ -168,9 +171,9 @@ describe("a writer thread that stops", () => {
 
     const store = await openStore({ databaseUrl: "", sqlitePath: file });
     await store.close();
-    expect(await writer.deliver(null, { row: row("dlv_y", "team_x") })).toEqual({ admission: { kind: "admitted" }, outcome: { kind: "recorded" } });
+    expect(await writer.commit({ row: row("dlv_y", "team_x") })).toEqual({ kind: "recorded" });
     await writer.close();
-    await expect(writer.deliver(null, { row: row("dlv_z", "team_x") })).rejects.toMatchObject({ code: WRITER_STOPPED });
+    await expect(writer.commit({ row: row("dlv_z", "team_x") })).rejects.toMatchObject({ code: WRITER_STOPPED });
     // A stop asked for is not reported.
     expect(stops).toHaveLength(1);
 
@@ -183,7 +186,7 @@ describe("a writer thread that stops", () => {
     const file = path.join(dir, "failing", "service.db");
     const writer = new SqliteWriter(WRITER_ENTRY, file, "normal", new WriteLock());
     const attempt = () =>
-      writer.deliver(null, { row: row("dlv_f", "team_x") }).then(
+      writer.commit({ row: row("dlv_f", "team_x") }).then(
         () => "stored",
         (err: { code?: string }) => err.code,
       );

@@ -1,17 +1,17 @@
 /**
- * The writer thread's entry (compiled to dist/store/sqlite-writer-worker.js): runs each
+ * The writer thread's entry (compiled to dist/store/sqlite/writer-worker.js): runs each
  * delivery's writes posted by {@link SqliteWriter} in shared commits on its own connection,
  * and answers the requests of each commit in one message once it is durable.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { GroupCommit } from "./group-commit.js";
-import { deliverOnSqlite } from "./intake.js";
-import { openSqliteConnection } from "./sqlite-connection.js";
-import type { WriterData, WriterReply, WriterRequest } from "./sqlite-writer.js";
+import { commitOnSqlite } from "./commit-delivery.js";
+import { openSqliteConnection } from "./connection.js";
+import type { WriterData, WriterReply, WriterRequest } from "./writer.js";
 import { WriteLock } from "./write-lock.js";
 
 const port = parentPort;
-if (!port) throw new Error("sqlite-writer-worker.js runs as a worker thread");
+if (!port) throw new Error("writer-worker.js runs as a worker thread");
 /**
  * The connection's page cache: what deliveries write is the ends of the indexes they grow and
  * the counters. Measured no slower at 4 MB than at better-sqlite3's default of 16 MB, and about
@@ -51,10 +51,10 @@ port.on("message", (message: WriterRequest[] | "stop") => {
     if (inFlight === 0 && replies.length === 0) void stop();
     return;
   }
-  for (const { id, admission, write } of message) {
+  for (const { id, commit } of message) {
     inFlight++;
     group
-      .run((tx) => deliverOnSqlite(tx, admission, write))
+      .run((tx) => commitOnSqlite(tx, commit))
       .then(
         (value) => answer({ id, answer: value }),
         (err: unknown) => {

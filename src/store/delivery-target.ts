@@ -1,0 +1,47 @@
+import { Compiled } from "./compiled.js";
+import type { WebhookRow } from "./webhooks.js";
+import type { Db } from "./db.js";
+
+type Status = "active" | "suspended" | "read-only";
+
+/** What a delivery needs besides its config row: the owning team and org, read in the same query. */
+export interface DeliveryOwner {
+  orgId: string;
+  orgMonthlyWebhookCalls: number;
+  /** The launch gate's own fields of the org and the team (0: the platform default). */
+  org: { status: Status; monthlyCostCapMicro: number; monthlyRunQuota: number };
+  team: { status: Status; maxConcurrentRuns: number; launchRatePerMin: number };
+}
+
+interface OwnerColumns {
+  o_id: string;
+  o_status: Status;
+  o_calls: number;
+  o_cost_cap: number;
+  o_run_quota: number;
+  t_status: Status;
+  t_max_concurrent: number;
+  t_launch_rate: number;
+}
+
+const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
+  `select "webhooks".*, "orgs"."id" as "o_id", "orgs"."status" as "o_status", "orgs"."monthly_webhook_calls" as "o_calls",
+     "orgs"."monthly_cost_cap_micro" as "o_cost_cap", "orgs"."monthly_run_quota" as "o_run_quota",
+     "teams"."status" as "t_status", "teams"."max_concurrent_runs" as "t_max_concurrent", "teams"."launch_rate_per_min" as "t_launch_rate"
+   from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
+   where "webhooks"."id" = ?`,
+);
+
+/** The webhook row with its team's org, or undefined for an unknown id: one indexed join. */
+export async function loadDeliveryTarget(db: Db, webhookId: string) {
+  const [row] = await deliveryTarget.rows(db, [webhookId]);
+  if (!row) return undefined;
+  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, ...webhook } = row;
+  const owner: DeliveryOwner = {
+    orgId: o_id,
+    orgMonthlyWebhookCalls: Number(o_calls),
+    org: { status: o_status, monthlyCostCapMicro: Number(o_cost_cap), monthlyRunQuota: Number(o_run_quota) },
+    team: { status: t_status, maxConcurrentRuns: Number(t_max_concurrent), launchRatePerMin: Number(t_launch_rate) },
+  };
+  return { webhook: webhook as WebhookRow, owner };
+}
