@@ -22,6 +22,9 @@ import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/body-batch.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
+import { ScheduleService } from "./surfaces/schedule-service.js";
+import { Scheduler } from "./surfaces/scheduler.js";
+import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
@@ -95,6 +98,9 @@ export function composeServices(infra: Infrastructure): Services {
     syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
+  const schedules = new ScheduleService({ store, clock, ids, access, audit, bots });
+  const scheduler = new Scheduler({ store, clock, launcher, log: infra.log.child({ component: "scheduler" }) });
+  const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
@@ -114,6 +120,9 @@ export function composeServices(infra: Infrastructure): Services {
     usage,
     intake,
     parked,
+    schedules,
+    scheduler,
+    triggers,
     bodyBudget,
     receiveDelivery,
   };

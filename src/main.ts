@@ -38,8 +38,15 @@ async function main(): Promise<void> {
       ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
       : startReclaimTimer(services.runQueue, log);
   const parked = services.parked.start();
+  const scheduler = services.scheduler.start();
 
-  exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [() => app.close(), () => runner.stop(), () => parked.stop(), () => store.close()]);
+  exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
+    () => app.close(),
+    () => runner.stop(),
+    () => parked.stop(),
+    () => scheduler.stop(),
+    () => store.close(),
+  ]);
 }
 
 main().catch(exitOnFatal);

@@ -8,7 +8,7 @@ export type LaunchSource = "api" | "webhook" | "resume" | "retry" | "board" | "t
 /** Who launched: a user, or a synthetic identity (webhook token, sweeper, scheduler). */
 export interface LaunchActor {
   userId: string | null;
-  kind: "user" | "webhook" | "retry-sweeper" | "board-dispatcher" | "trigger-spine" | "scheduler";
+  kind: "user" | "webhook" | "retry-sweeper" | "board-dispatcher" | "trigger-spine" | "cloud-scheduler";
 }
 
 export interface LaunchRequest {

@@ -10,7 +10,7 @@ import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
-import { decideLaunch, snapshotNeeds, type LaunchFacts } from "./decide-launch.js";
+import { decideLaunch, snapshotNeeds, type LaunchDenial, type LaunchFacts, type LaunchSnapshot } from "./decide-launch.js";
 import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
 import { newRunRow } from "./new-run-row.js";
 
@@ -107,20 +107,7 @@ export class Launcher {
         const found = await loadTeamAndOrg(tx, teamId, (f) => this.needsLocks(f, facts));
         if (!found) throw notFound("team");
         const { org } = found;
-        const { org: orgLimits, team: teamLimits } = limitsOf(found);
-        const needs = snapshotNeeds(orgLimits, teamLimits, this.deps.defaults, facts);
-        const verdict = decideLaunch(
-          {
-            org: orgLimits,
-            team: teamLimits,
-            defaults: this.deps.defaults,
-            activeRuns: needs.activeRuns ? await countActiveRuns(tx, teamId) : 0,
-            bucket: needs.bucket ? await findLaunchBucket(tx, teamId) : undefined,
-            usage: needs.usage ? await findOrgUsage(tx, org.id, monthOf(now)) : { runs: 0, costMicro: 0 },
-          },
-          facts,
-          now,
-        );
+        const verdict = decideLaunch(await this.snapshot(tx, found, facts, now), facts, now);
         if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const written = await write(tx, org.id, now, verdict.month);
@@ -142,6 +129,42 @@ export class Launcher {
       log.error({ err, teamId, stage }, "launch gate store error; failing open, the launch proceeds unmetered");
       return this.admitUngated(teamId, write, options, now);
     }
+  }
+
+  /**
+   * The gate's verdict on a launch of the team now, read without locks and written nowhere: the
+   * per-request pre-check of a custom-event emit, whose launches each pass the gate after. A
+   * store error passes (the gate fails open).
+   */
+  async precheck(teamId: string, bypassGate: boolean): Promise<LaunchDenial | undefined> {
+    const { store, clock, log } = this.deps;
+    const now = clock.now();
+    const facts = { bypassGate };
+    try {
+      const found = await loadTeamAndOrg(store.db, teamId, () => false);
+      if (!found) throw notFound("team");
+      const verdict = decideLaunch(await this.snapshot(store.db, found, facts, now), facts, now);
+      return verdict.admitted ? undefined : verdict.denial;
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      log.error({ err, teamId }, "launch pre-check store error; passing");
+      return undefined;
+    }
+  }
+
+  /** What the gate reads: only the parts a limit in force looks at. */
+  private async snapshot(db: Db, found: TeamAndOrg, facts: LaunchFacts, now: number): Promise<LaunchSnapshot> {
+    const { org: orgLimits, team: teamLimits } = limitsOf(found);
+    const needs = snapshotNeeds(orgLimits, teamLimits, this.deps.defaults, facts);
+    const teamId = found.team.id;
+    return {
+      org: orgLimits,
+      team: teamLimits,
+      defaults: this.deps.defaults,
+      activeRuns: needs.activeRuns ? await countActiveRuns(db, teamId) : 0,
+      bucket: needs.bucket ? await findLaunchBucket(db, teamId) : undefined,
+      usage: needs.usage ? await findOrgUsage(db, found.org.id, monthOf(now)) : { runs: 0, costMicro: 0 },
+    };
   }
 
   private needsLocks(found: TeamAndOrg, facts: LaunchFacts): boolean {

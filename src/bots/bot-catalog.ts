@@ -8,6 +8,7 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { webhooksReferencing } from "../webhooks/webhook-refs.js";
 import { BOT_ID_RE, BUILTIN_BOTS, isBuiltinBot } from "./bot-id.js";
+import { iso } from "../core/iso.js";
 
 export interface BotCatalogDeps {
   store: Store;
@@ -22,7 +23,6 @@ export interface BotInput {
   description?: string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const orgBotView = (b: OrgBotRow) => ({ id: b.id, name: b.name, description: b.description, builtin: false, created_at: iso(b.created_at) });
 const builtinView = (b: (typeof BUILTIN_BOTS)[number]) => ({ ...b, builtin: true, created_at: null });
 

@@ -1,6 +1,5 @@
 import type { ApiKeyRow, WorkflowSecretRow } from "../store/credentials.js";
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso } from "../core/iso.js";
 
 /** Metadata only: the sealed value never leaves the store module's row. */
 export function apiKeyView(k: ApiKeyRow) {

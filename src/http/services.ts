@@ -17,6 +17,9 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
+import type { ScheduleService } from "../surfaces/schedule-service.js";
+import type { Scheduler } from "../surfaces/scheduler.js";
+import type { TriggerService } from "../surfaces/trigger-service.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
 
 /** Everything the routes call: capabilities built once in the composition root. */
@@ -43,6 +46,11 @@ export interface Services {
   intake: DeliveryIntake;
   /** Synchronize launches parked for the debounce; main.ts sweeps them. */
   parked: ParkedLaunches;
+  /** A team's cron schedules; main.ts starts the scheduler that launches them. */
+  schedules: ScheduleService;
+  scheduler: Scheduler;
+  /** Custom-event trigger subscriptions and the emit. */
+  triggers: TriggerService;
   /** Request body bytes the process holds at once, in all. */
   bodyBudget: BodyBudget;
   /** The delivery endpoint, for the route and the fast path alike. */

@@ -5,6 +5,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
 import { isUniqueViolation } from "../store/errors.js";
+import { Periodic } from "../core/periodic.js";
 import {
   anyDueParked,
   claimDueParked,
@@ -71,10 +72,11 @@ export interface ParkedLaunchesDeps {
  * row's status keep replicas from launching one twice.
  */
 export class ParkedLaunches {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<number> | undefined;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly deps: ParkedLaunchesDeps) {}
+  constructor(private readonly deps: ParkedLaunchesDeps) {
+    this.periodic = new Periodic("parked launch sweep", SWEEP_EVERY_MS, () => this.sweepOnce(), deps.log);
+  }
 
   /** Parks one bot's launch of a synchronize push. `row` is the delivery's row, `eventAt` the forge's event time. */
   async park(row: Base, plan: LaunchPlan, eventAt: string | undefined): Promise<ParkResult> {
@@ -149,9 +151,7 @@ export class ParkedLaunches {
 
   /** Launches, drops, re-arms or abandons every parked launch that is due; how many it took. */
   sweep(): Promise<number> {
-    // One sweep at a time per process: a slow one is not overlapped by the next tick.
-    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.periodic.run() as Promise<number>;
   }
 
   private async sweepOnce(): Promise<number> {
@@ -229,18 +229,13 @@ export class ParkedLaunches {
 
   /** Sweeps every {@link SWEEP_EVERY_MS}; every replica may: leases keep them apart. */
   start(): this {
-    this.timer ??= setInterval(() => {
-      this.sweep().catch((err: unknown) => this.deps.log.warn({ err }, "parked launch sweep failed; retried at the next tick"));
-    }, SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.periodic.start();
     return this;
   }
 
   /** Stops sweeping, after the sweep in progress. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.sweeping?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }
 

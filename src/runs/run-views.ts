@@ -1,8 +1,7 @@
 import { microToUsd } from "../core/money.js";
 import type { RunRow, listAttempts, sumRunUsage } from "../store/runs.js";
 import { parseVars } from "./runs.js";
-
-const iso = (ms: number | null): string | null => (ms == null ? null : new Date(Number(ms)).toISOString());
+import { iso } from "../core/iso.js";
 
 /** API shape of a run: snake_case, ISO timestamps. */
 export function runView(r: RunRow) {

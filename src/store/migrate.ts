@@ -11,7 +11,8 @@ import { installPgFunctions } from "./postgres/install-functions.js";
  */
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations as Record<string, Migration> };
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // A migration that lands after a later-numbered one was applied (two branches merged) still runs.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";

@@ -1,9 +1,8 @@
 import { microToUsd } from "../core/money.js";
 import type { AccessTokenRow, OrgRow, TeamRow, UserRow } from "../store/tenancy.js";
+import { iso } from "../core/iso.js";
 
 /** API shapes of tenancy records: snake_case fields, ISO timestamps, decimal USD. */
-
-export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
 
 export type CredentialAudience = "all" | "none" | string[];
 

@@ -2,8 +2,8 @@ import type { WebhookRow } from "../store/webhooks.js";
 import type { WebhooksTable } from "../store/schema/webhooks.js";
 import type { BotRule, Overlap, ProviderName, ReplierRole, SignMode, WebhookConfig, WebhookSecrets } from "./webhook-config.js";
 import type { EditableConfig } from "./webhook-rules.js";
+import { iso } from "../core/iso.js";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const parse = <T>(text: string): T => JSON.parse(text) as T;
 const bit = (b: boolean) => (b ? 1 : 0);
 

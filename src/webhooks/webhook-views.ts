@@ -1,7 +1,6 @@
 import type { DeliveryRow } from "../store/deliveries.js";
 import type { WebhookConfig } from "./webhook-config.js";
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+import { iso } from "../core/iso.js";
 
 export type WebhookView = WebhookConfig & { delivery_url: string };
 

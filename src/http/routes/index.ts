@@ -9,6 +9,7 @@ import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
 import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
+import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -22,6 +23,7 @@ export const routeModules: RouteModule[] = [
   registerCredentialRoutes,
   registerBotRoutes,
   registerRunRoutes,
+  registerLaunchSurfaceRoutes,
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,
 ];

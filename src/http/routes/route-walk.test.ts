@@ -35,7 +35,9 @@ describe("every registered route", () => {
     const bot = (await orgAdmin.api.post(`/api/orgs/${org.id}/bots`, { id: "triage", name: "Triage", description: "x" })).body.id;
     const run = (await member.api.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).body.id;
     const memberToken = (await member.api.get("/api/users/me/tokens")).body.tokens[0].id;
-    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken]) expect(id).toEqual(expect.any(String));
+    const schedule = (await teamAdmin.api.post(`/api/teams/${team.id}/schedules`, { name: "n", cron: "0 2 * * *", bot: "review-pr" })).body.id;
+    const trigger = (await teamAdmin.api.post("/api/v1/triggers", { team_id: team.id, name: "n", event: "e", bot: "review-pr" })).body.id;
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, schedule, trigger]) expect(id).toEqual(expect.any(String));
 
     // The intruder: admin of an org and a team of its own.
     const orgB = (await admin.post("/api/admin/orgs", { name: "Globex" })).body;
@@ -52,6 +54,7 @@ describe("every registered route", () => {
       "/api/runs": run,
       "/api/users/me/tokens": memberToken,
       "/api/admin/users": member.id,
+      "/api/v1/triggers": trigger,
     };
     const bodies: Record<string, unknown> = {
       "POST /api/admin/orgs": { name: "x" },
@@ -70,6 +73,11 @@ describe("every registered route", () => {
       "POST /api/orgs/:id/keys": { provider: "openai", name: "x", secret: "s" },
       "POST /api/orgs/:id/bots": { id: "spy", name: "Spy" },
       "POST /api/runs": { team_id: team.id, bot: "review-pr", vars: {} },
+      "POST /api/teams/:id/schedules": { name: "x", cron: "* * * * *", bot: "review-pr" },
+      "PATCH /api/teams/:id/schedules/:schedule_id": { enabled: false },
+      "POST /api/v1/triggers": { team_id: team.id, name: "x", event: "e", bot: "review-pr" },
+      "PATCH /api/v1/triggers/:id": { enabled: false },
+      "POST /api/v1/triggers/emit": { team_id: team.id, event: "e" },
     };
     // Routes about the caller alone, which the intruder may use.
     const own = new Set(["GET /api/users/me", "POST /api/users/me/tokens", "GET /api/users/me/tokens"]);
@@ -86,7 +94,9 @@ describe("every registered route", () => {
         .replace(":webhook_id", hook)
         .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
         .replace(":secret_id", secret)
-        .replace(":bot_id", bot);
+        .replace(":bot_id", bot)
+        .replace(":schedule_id", schedule)
+        .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "");
       expect(url, key).not.toContain(":");
       const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
       expect([403, 404], `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
@@ -96,6 +106,9 @@ describe("every registered route", () => {
     expect((await admin.get(`/api/admin/orgs/${org.id}`)).body.status).toBe("active");
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/webhooks/${hook}`)).body.enabled).toBe(true);
     expect((await member.api.get(`/api/runs/${run}`)).body.status).toBe("queued");
+    expect((await member.api.get(`/api/teams/${team.id}/schedules/${schedule}`)).body.enabled).toBe(true);
+    expect((await member.api.get(`/api/v1/triggers/${trigger}`)).body.enabled).toBe(true);
+    expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toHaveLength(1);
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(teamKey);
     expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);
     expect((await member.api.get("/api/users/me")).body.active).toBe(true);

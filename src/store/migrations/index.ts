@@ -16,6 +16,7 @@ import { m0014PgBatchWritesInline } from "./0014-pg-batch-writes-inline.js";
 import { m0015MembershipsExplicit } from "./0015-memberships-explicit.js";
 import { m0016DropDeadFunctions } from "./0016-drop-dead-functions.js";
 import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
+import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "0015_memberships_explicit": m0015MembershipsExplicit,
   "0016_drop_dead_functions": m0016DropDeadFunctions,
   "0018_drop_launch_delivery": m0018DropLaunchDelivery,
+  "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
 };

@@ -5,6 +5,7 @@ import type { UsageTables } from "./usage.js";
 import type { WebhookTables } from "./webhooks.js";
 import type { CredentialTables } from "./credentials.js";
 import type { BotTables } from "./bots.js";
+import type { LaunchSurfaceTables } from "./launch-surfaces.js";
 
 /** Every table of the store, one interface per capability's group. */
-export interface Database extends TenancyTables, WebhookTables, CredentialTables, BotTables, IntakeTables, RunsTables, UsageTables {}
+export interface Database extends TenancyTables, WebhookTables, CredentialTables, BotTables, IntakeTables, RunsTables, UsageTables, LaunchSurfaceTables {}
