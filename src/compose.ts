@@ -22,6 +22,7 @@ import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/body-batch.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
+import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { ScheduleService } from "./surfaces/schedule-service.js";
 import { Scheduler } from "./surfaces/scheduler.js";
 import { TriggerService } from "./surfaces/trigger-service.js";
@@ -64,9 +65,9 @@ export function composeServices(infra: Infrastructure): Services {
   });
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
-  const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering });
+  const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
-  const runs = new RunsApi({ store, access, launcher, runs: runQueue, bots });
+  const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
   const bodies = new BodyBatch();
@@ -98,6 +99,7 @@ export function composeServices(infra: Infrastructure): Services {
     syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
   });
+  const retries = new RetrySweeper({ store, clock, launcher, metrics: infra.metrics, log: infra.log.child({ component: "retry-sweeper" }) });
   const schedules = new ScheduleService({ store, clock, ids, access, audit, bots });
   const scheduler = new Scheduler({ store, clock, launcher, log: infra.log.child({ component: "scheduler" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
@@ -120,6 +122,7 @@ export function composeServices(infra: Infrastructure): Services {
     usage,
     intake,
     parked,
+    retries,
     schedules,
     scheduler,
     triggers,

@@ -39,12 +39,14 @@ async function main(): Promise<void> {
       : startReclaimTimer(services.runQueue, log);
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
+  const retries = services.retries.start();
 
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),
     () => runner.stop(),
     () => parked.stop(),
     () => scheduler.stop(),
+    () => retries.stop(),
     () => store.close(),
   ]);
 }

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   }
   const metrics = new Metrics();
   const metering = new Metering({ store, clock: systemClock, log });
-  const runs = new Runs({ store, clock: systemClock, ids: randomIds, metrics, log, metering });
+  const runs = new Runs({ store, clock: systemClock, ids: randomIds, metrics, log, metering, retryDefaults: config.retryDefaults });
   const runner = startRunner({
     runs,
     bots: new BotCommands(config.botsFile),

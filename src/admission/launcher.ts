@@ -5,10 +5,10 @@ import { ServiceError, conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { monthOf } from "../core/month.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket } from "../store/admission.js";
+import { countActiveRuns, findLaunchBucket, loadTeamAndOrg, putLaunchBucket, type TeamAndOrg } from "../store/admission.js";
 import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
-import { findTeam, type OrgRow, type TeamRow } from "../store/tenancy.js";
+import { findTeam } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
 import { decideLaunch, snapshotNeeds, type LaunchDenial, type LaunchFacts, type LaunchSnapshot } from "./decide-launch.js";
 import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
@@ -37,8 +37,6 @@ const NOT_RESUMABLE = "only a failed or failed_resumable run can be resumed";
  * inserted already marked as counted (`counted`); a requeued one is marked by the gate after.
  */
 type Admit = (tx: Db, orgId: string, now: number, meterMonth: string | null) => Promise<{ run: runs.RunRow; counted: boolean }>;
-
-type TeamAndOrg = { team: TeamRow; org: OrgRow };
 
 function limitsOf({ team, org }: TeamAndOrg) {
   return {

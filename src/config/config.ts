@@ -1,3 +1,4 @@
+import type { RetryPolicy } from "../runs/retry-policy.js";
 import path from "node:path";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
@@ -20,6 +21,8 @@ export interface Config {
   /** Retired seal keys (base64, comma-separated) that still open values sealed under them. */
   sealKeysRetired: string[];
   orgDefaults: OrgLimitDefaults;
+  /** The platform's usage-window retry policy, under the org's and the webhook's values. */
+  retryDefaults: RetryPolicy;
   /** Monthly webhook calls per org when neither org nor webhook sets one. */
   webhookMonthlyCallsDefault: number;
   syncDebounceMs: number;
@@ -126,6 +129,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       launchRatePerMin: lenientCount(env.SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN),
       monthlyCostCapMicroUsd: Math.round(lenientNumber(env.SERVICE_ORG_DEFAULT_MONTHLY_COST_CAP_USD) * 1e6),
       monthlyRunQuota: lenientCount(env.SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA),
+    },
+    retryDefaults: {
+      usageWindow: read.oneOf("SERVICE_RETRY_USAGE_WINDOW", ["true", "false"] as const, "true") === "true",
+      maxAttempts: read.integer("SERVICE_RETRY_MAX_ATTEMPTS", 3, 0, 100),
+      maxWaitMs: read.duration("SERVICE_RETRY_MAX_WAIT", 6 * 3600_000),
+      jitter: read.integer("SERVICE_RETRY_JITTER_PERCENT", 10, 0, 100) / 100,
     },
     webhookMonthlyCallsDefault: read.integer("SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT", 10_000, 0),
     syncDebounceMs: read.duration("SERVICE_WEBHOOK_SYNC_DEBOUNCE", 3 * 60_000),

@@ -17,6 +17,7 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
+import type { RetrySweeper } from "../runs/retry-sweeper.js";
 import type { ScheduleService } from "../surfaces/schedule-service.js";
 import type { Scheduler } from "../surfaces/scheduler.js";
 import type { TriggerService } from "../surfaces/trigger-service.js";
@@ -46,6 +47,8 @@ export interface Services {
   intake: DeliveryIntake;
   /** Synchronize launches parked for the debounce; main.ts sweeps them. */
   parked: ParkedLaunches;
+  /** Resumes runs whose usage-window retry is due; main.ts starts it. */
+  retries: RetrySweeper;
   /** A team's cron schedules; main.ts starts the scheduler that launches them. */
   schedules: ScheduleService;
   scheduler: Scheduler;

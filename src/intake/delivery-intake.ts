@@ -192,7 +192,8 @@ export class DeliveryIntake {
         const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
         const dropped = await this.deps.parked.dropForSubject(config.id, decision.subjectId, "parked launch dropped: the pull request was closed");
         const count = stopped.cancelled + stopped.cancelRequested;
-        const reason = `pull request closed: stopped ${count} run(s)${dropped > 0 ? `, dropped ${dropped} parked launch(es)` : ""}`;
+        const disarmed = stopped.retriesDisarmed > 0 ? `, disarmed ${stopped.retriesDisarmed} retry(ies)` : "";
+        const reason = `pull request closed: stopped ${count} run(s)${dropped > 0 ? `, dropped ${dropped} parked launch(es)` : ""}${disarmed}`;
         return { kind: "filtered", reason, stopped: count, deliveryId: await this.recordNow(row, "filtered", { reason }) };
       }
       case "defer": {

@@ -1,6 +1,9 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
-import { ServiceError, invalid, notFound } from "../core/errors.js";
+import { ServiceError, conflict, invalid, notFound } from "../core/errors.js";
+import type { Clock } from "../core/clock.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } from "../store/run-retries.js";
 import type { RunStatus } from "../store/schema/runs.js";
 import * as q from "../store/runs.js";
 import type { Store } from "../store/store.js";
@@ -32,7 +35,7 @@ export type ApiLaunchResult = { kind: "launched"; run: ReturnType<typeof runView
  * team's runs; deleting a run and its data takes a team admin. Super-admins bypass the gate.
  */
 export class RunsApi {
-  constructor(private readonly deps: { store: Store; access: Access; launcher: Launcher; runs: Runs; bots: KnownBots }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; access: Access; launcher: Launcher; runs: Runs; bots: KnownBots; metrics: Metrics }) {}
 
   async launch(p: Principal, input: LaunchInput): Promise<ApiLaunchResult> {
     const { team } = await this.deps.access.team(p, input.team_id, "member");
@@ -77,6 +80,33 @@ export class RunsApi {
     await this.visibleRun(p, runId, "member");
     await this.deps.runs.cancel(runId);
     return runView((await q.findRun(this.deps.store.db, runId))!);
+  }
+
+  /** The team's runs on the dead-letter queue, newest first (team admin). */
+  async deadLetters(p: Principal, teamId: string, limit = 100) {
+    await this.deps.access.team(p, teamId, "admin");
+    return (await listDeadLetters(this.deps.store.db, teamId, limit)).map(runView);
+  }
+
+  /** Puts a dead-lettered run back on the queue as its next attempt, not counted again. */
+  async republish(p: Principal, runId: string) {
+    await this.visibleRun(p, runId, "admin");
+    const now = this.deps.clock.now();
+    if (!(await this.deps.store.tx((tx) => republishRun(tx, runId, now)))) throw conflict("only a run on the dead-letter queue can be re-published");
+    await this.refreshDepth();
+    return runView((await q.findRun(this.deps.store.db, runId))!);
+  }
+
+  /** Takes a run off the dead-letter queue as failed. */
+  async discard(p: Principal, runId: string) {
+    await this.visibleRun(p, runId, "admin");
+    if (!(await this.deps.store.tx((tx) => discardDeadLetter(tx, runId, this.deps.clock.now())))) throw conflict("the run is not on the dead-letter queue");
+    await this.refreshDepth();
+    return runView((await q.findRun(this.deps.store.db, runId))!);
+  }
+
+  private async refreshDepth() {
+    this.deps.metrics.dlqDepth.set(await countDeadLetters(this.deps.store.db));
   }
 
   async delete(p: Principal, runId: string): Promise<void> {

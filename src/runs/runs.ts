@@ -4,7 +4,10 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Metering, UsageReport } from "../metering/metering.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as q from "../store/runs.js";
-import type { Store } from "../store/store.js";
+import type { UsageWindow } from "./runner/usage-line.js";
+import type { Db, Store } from "../store/store.js";
+import { armRetry, countDeadLetters, deadLetter, retryLayersOf } from "../store/run-retries.js";
+import { planRetry, resolveRetryPolicy, type RetryPlan, type RetryPolicy } from "./retry-policy.js";
 
 /** A run as a runner holds it: the claim token proves the lease on every later call. */
 export interface ClaimedRun {
@@ -14,7 +17,13 @@ export interface ClaimedRun {
   vars: Record<string, string>;
 }
 
-export type RunOutcome = { status: "succeeded" } | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string } | { status: "cancelled" };
+export type RunOutcome =
+  | { status: "succeeded" }
+  | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string; usageWindow?: UsageWindow }
+  | { status: "cancelled" };
+
+/** A run whose runner is lost this often (it may be what kills them) is parked on the dead-letter queue. */
+const POISON_RUNNER_LOSSES = 3;
 
 export interface RunsDeps {
   store: Store;
@@ -23,6 +32,8 @@ export interface RunsDeps {
   metrics: Metrics;
   log: Logger;
   metering: Metering;
+  /** The platform's layer of the usage-window retry policy. */
+  retryDefaults: RetryPolicy;
 }
 
 /**
@@ -64,15 +75,40 @@ export class Runs {
     const now = this.deps.clock.now();
     const failureCode = outcome.status === "failed" || outcome.status === "failed_resumable" ? outcome.failureCode : null;
     const detail = "detail" in outcome ? (outcome.detail ?? null) : null;
-    const row = await this.deps.store.tx((tx) => q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now }));
+    const window = "usageWindow" in outcome ? outcome.usageWindow : undefined;
+    const { row, plan } = await this.deps.store.tx(async (tx) => {
+      const row = await q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now });
+      return { row, plan: row && window ? await this.planRetry(tx, row, window, now) : undefined };
+    });
     if (row) this.deps.metrics.runsFinished.inc({ status: outcome.status });
+    if (plan) {
+      this.deps.metrics.usageWindowBlocked.inc();
+      if (plan.kind === "arm") this.deps.metrics.retryScheduled.inc();
+      if (plan.kind === "give_up") this.deps.metrics.dlqDepth.set(await countDeadLetters(this.deps.store.db));
+    }
     for (const report of usage) await this.deps.metering.record(claim.run.id, claim.attempt, report);
     return { finished: row !== undefined };
   }
 
+  /** A run its bot stopped on an exhausted usage window: its retry armed, left to a person, or dead-lettered. */
+  private async planRetry(tx: Db, run: q.RunRow, window: UsageWindow, now: number): Promise<RetryPlan> {
+    const layers = await retryLayersOf(tx, run.id);
+    const policy = resolveRetryPolicy(this.deps.retryDefaults, layers?.org, layers?.webhook);
+    const plan = planRetry(policy, run.auto_retries, window.resetAt, now);
+    if (plan.kind === "arm") await armRetry(tx, run.id, plan.at);
+    if (plan.kind === "give_up") await deadLetter(tx, run.id, plan.reason, now);
+    return plan;
+  }
+
   /** Flips running runs whose lease expired to failed_resumable, so they stop holding a slot. */
   async reclaimExpiredLeases(now: number = this.deps.clock.now()): Promise<number> {
-    const rows = await this.deps.store.tx((tx) => q.reclaimExpiredRuns(tx, now));
+    const rows = await this.deps.store.tx(async (tx) => {
+      const lost = await q.reclaimExpiredRuns(tx, now);
+      const poison = lost.filter((r) => r.runner_losses >= POISON_RUNNER_LOSSES);
+      for (const r of poison) await deadLetter(tx, r.id, `its runner was lost ${r.runner_losses} times`, now);
+      return lost;
+    });
+    if (rows.some((r) => r.runner_losses >= POISON_RUNNER_LOSSES)) this.deps.metrics.dlqDepth.set(await countDeadLetters(this.deps.store.db));
     if (rows.length > 0) {
       this.deps.metrics.orphanRecovered.inc(rows.length);
       this.deps.metrics.runsFinished.inc({ status: "failed_resumable" }, rows.length);
@@ -82,19 +118,19 @@ export class Runs {
   }
 
   /** Cancels queued runs bound to the subject (or with it as parent) and asks running ones to stop. */
-  async stopBySubject(teamId: string, subjectId: string): Promise<{ cancelled: number; cancelRequested: number }> {
+  async stopBySubject(teamId: string, subjectId: string): Promise<{ cancelled: number; cancelRequested: number; retriesDisarmed: number }> {
     return this.stop({ teamId, subjectId });
   }
 
   /** Cancels one run: at once when queued, at the runner's next heartbeat when running. */
-  async cancel(runId: string): Promise<{ cancelled: number; cancelRequested: number }> {
+  async cancel(runId: string): Promise<{ cancelled: number; cancelRequested: number; retriesDisarmed: number }> {
     return this.stop({ runId });
   }
 
   private async stop(match: { runId?: string; teamId?: string; subjectId?: string }) {
     const r = await this.deps.store.tx((tx) => q.cancelRuns(tx, match, this.deps.clock.now()));
     if (r.cancelled > 0) this.deps.metrics.runsFinished.inc({ status: "cancelled" }, r.cancelled);
-    return { cancelled: r.cancelled, cancelRequested: r.requested };
+    return { cancelled: r.cancelled, cancelRequested: r.requested, retriesDisarmed: r.disarmed };
   }
 }
 

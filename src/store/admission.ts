@@ -3,7 +3,11 @@ import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
 import { Compiled, isPostgres } from "./compiled.js";
 import type { Db } from "./db.js";
 
-type TeamAndOrg = { team: Selectable<TeamsTable>; org: Selectable<OrgsTable> };
+/** The team and what the gate reads of its org. */
+export type TeamAndOrg = {
+  team: Selectable<TeamsTable>;
+  org: Omit<Selectable<OrgsTable>, "retry_usage_window" | "retry_max_attempts" | "retry_max_wait" | "retry_jitter">;
+};
 
 type OrgColumns = Selectable<OrgsTable>;
 const teamWithOrg = new Compiled<

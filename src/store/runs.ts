@@ -28,6 +28,11 @@ const insertRunRow = compiledInsert<Insertable<RunsTable>>("runs", {
   metered_attempt: 0,
   metered: 0,
   metered_month: null,
+  retry_at: null,
+  auto_retries: 0,
+  runner_losses: 0,
+  dead_lettered_at: null,
+  dead_letter_reason: null,
   failure_code: null,
   failure_detail: null,
   cancel_requested: 0,
@@ -100,6 +105,9 @@ export async function requeueRun(db: Db, runId: string, now: number, actor: { us
       queued_at: now,
       updated_at: now,
       finished_at: null,
+      // Resumed, it leaves the dead-letter queue; an armed retry is inert until the attempt ends, which clears it.
+      dead_lettered_at: null,
+      dead_letter_reason: null,
     }))
     .where("id", "=", runId)
     .where("status", "in", ["failed", "failed_resumable"])
@@ -165,6 +173,7 @@ export async function finishClaimedRun(
       failure_detail: end.detail,
       claim_token: null,
       lease_expires_at: null,
+      retry_at: null,
       finished_at: end.now,
       updated_at: end.now,
     })
@@ -191,15 +200,17 @@ export async function endAttempt(db: Db, runId: string, number: number, status: 
 export async function reclaimExpiredRuns(db: Db, now: number): Promise<RunRow[]> {
   const rows = await db
     .updateTable("runs")
-    .set({
+    .set((eb) => ({
       status: "failed_resumable",
+      runner_losses: eb("runner_losses", "+", 1),
       failure_code: "RUNNER_LOST",
       failure_detail: "the runner stopped heartbeating",
       claim_token: null,
+      retry_at: null,
       lease_expires_at: null,
       finished_at: now,
       updated_at: now,
-    })
+    }))
     // A literal, so the planner can use the partial index of running runs (migration 0009).
     .where("status", "=", sql.lit("running"))
     .where("lease_expires_at", "<", now)
@@ -239,7 +250,7 @@ export async function cancelRuns(
   db: Db,
   match: { runId?: string; teamId?: string; subjectId?: string },
   now: number,
-): Promise<{ cancelled: number; requested: number }> {
+): Promise<{ cancelled: number; requested: number; disarmed: number }> {
   const scope = (eb: ExpressionBuilder<Database, "runs">) => {
     const conds: Expression<SqlBool>[] = [];
     if (match.runId) conds.push(eb("id", "=", match.runId));
@@ -260,7 +271,9 @@ export async function cancelRuns(
     .where("status", "=", "running")
     .where("cancel_requested", "=", 0)
     .executeTakeFirst();
-  return { cancelled: Number(queued.numUpdatedRows), requested: Number(running.numUpdatedRows) };
+  // A closed pull request also disarms the armed usage-window retries of its runs.
+  const disarmed = await db.updateTable("runs").set({ retry_at: null, updated_at: now }).where(scope).where("retry_at", "is not", null).executeTakeFirst();
+  return { cancelled: Number(queued.numUpdatedRows), requested: Number(running.numUpdatedRows), disarmed: Number(disarmed.numUpdatedRows) };
 }
 
 /** Deletes the run and everything recorded under it; the org and ledger counters keep their sums. */

@@ -20,6 +20,11 @@ export interface OrgInput {
   memory_quota_bytes?: number;
   monthly_webhook_calls?: number;
   credential_audience?: CredentialAudience;
+  /** The org's layer of the usage-window retry policy; null clears a value back to the platform's. */
+  retry_usage_window?: boolean | null;
+  retry_max_attempts?: number | null;
+  retry_max_wait?: number | null;
+  retry_jitter?: number | null;
 }
 
 export interface TeamInput {
@@ -264,6 +269,10 @@ function orgColumns(input: OrgInput) {
     ...(input.memory_quota_bytes !== undefined && { memory_quota_bytes: input.memory_quota_bytes }),
     ...(input.monthly_webhook_calls !== undefined && { monthly_webhook_calls: input.monthly_webhook_calls }),
     ...(input.credential_audience !== undefined && { credential_audience: storeAudience(input.credential_audience) }),
+    ...(input.retry_usage_window !== undefined && { retry_usage_window: input.retry_usage_window === null ? null : input.retry_usage_window ? 1 : 0 }),
+    ...(input.retry_max_attempts !== undefined && { retry_max_attempts: input.retry_max_attempts }),
+    ...(input.retry_max_wait !== undefined && { retry_max_wait: input.retry_max_wait }),
+    ...(input.retry_jitter !== undefined && { retry_jitter: input.retry_jitter }),
   };
 }
 

@@ -28,6 +28,10 @@ export function orgView(o: OrgRow) {
     memory_quota_bytes: o.memory_quota_bytes,
     monthly_webhook_calls: o.monthly_webhook_calls,
     credential_audience: parseAudience(o.credential_audience),
+    retry_usage_window: o.retry_usage_window === null ? null : o.retry_usage_window === 1,
+    retry_max_attempts: o.retry_max_attempts,
+    retry_max_wait: o.retry_max_wait,
+    retry_jitter: o.retry_jitter,
     created_at: iso(o.created_at),
     updated_at: iso(o.updated_at),
   };

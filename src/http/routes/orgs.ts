@@ -11,6 +11,10 @@ const OrgFields = {
   memory_quota_bytes: Type.Optional(Count),
   monthly_webhook_calls: Type.Optional(Count),
   credential_audience: Type.Optional(Audience),
+  retry_usage_window: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  retry_max_attempts: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()])),
+  retry_max_wait: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 7 * 86_400 }), Type.Null()])),
+  retry_jitter: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
 };
 const OrgCreate = Type.Object({ name: Name, ...OrgFields }, { additionalProperties: false });
 const OrgPatch = Type.Object({ name: Type.Optional(Name), ...OrgFields }, { additionalProperties: false, minProperties: 1 });

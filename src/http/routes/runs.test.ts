@@ -234,7 +234,7 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     }
     const claimed = await t.services.runQueue.claim("w", 60_000);
     expect(claimed?.run.subject_id).toBe("pr:1");
-    expect(await t.services.runQueue.stopBySubject(tm.id, "pr:1")).toEqual({ cancelled: 1, cancelRequested: 1 });
+    expect(await t.services.runQueue.stopBySubject(tm.id, "pr:1")).toEqual({ cancelled: 1, cancelRequested: 1, retriesDisarmed: 0 });
     expect(await t.services.runQueue.heartbeat(claimed!.run.id, claimed!.claimToken, 60_000)).toEqual({ held: true, cancelRequested: true });
     const queued = (await s.member.api.get(`/api/teams/${tm.id}/runs?status=queued`)).body.runs;
     expect(queued.map((r: { subject_id: string }) => r.subject_id)).toEqual(["pr:2"]);

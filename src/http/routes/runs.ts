@@ -29,6 +29,8 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const DeadLetterQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
+
 export function registerRunRoutes(app: App, s: Services): void {
   const tags = ["runs"];
   app.post("/api/runs", { schema: { tags, body: LaunchBody } }, async (req, reply) => {
@@ -53,6 +55,11 @@ export function registerRunRoutes(app: App, s: Services): void {
     return result.kind === "launched" ? reply.code(200).send(result.run) : sendDenial(reply, result.denial);
   });
   app.post("/api/runs/:id/cancel", { schema: { tags, params: RunParams } }, async (req) => s.runs.cancel(req.principal, req.params.id));
+  app.get("/api/teams/:id/dead-letters", { schema: { tags, params: TeamParams, querystring: DeadLetterQuery } }, async (req) => ({
+    runs: await s.runs.deadLetters(req.principal, req.params.id, req.query.limit),
+  }));
+  app.post("/api/runs/:id/republish", { schema: { tags, params: RunParams } }, async (req) => s.runs.republish(req.principal, req.params.id));
+  app.post("/api/runs/:id/discard", { schema: { tags, params: RunParams } }, async (req) => s.runs.discard(req.principal, req.params.id));
   app.delete("/api/runs/:id", { schema: { tags, params: RunParams } }, async (req, reply) => {
     await s.runs.delete(req.principal, req.params.id);
     return reply.code(204).send();

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
-import { parseUsageLine, type BotUsageLine } from "./usage-line.js";
+import { parseUsageLine, parseUsageWindowLine, type BotUsageLine, type UsageWindow } from "./usage-line.js";
 
 /** What the bot is handed: environment variables and the same facts as JSON on stdin. */
 export interface BotInput {
@@ -15,11 +15,13 @@ export interface BotInput {
   projectPath: string | null;
 }
 
-export type BotExit =
+/** How the bot ended, with what it reported: usage lines, and the usage window it found exhausted, if any. */
+export type BotExit = (
   | { kind: "exited"; code: number; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "timed_out"; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "aborted"; usage: BotUsageLine[]; stderrTail: string }
-  | { kind: "spawn_failed"; message: string; usage: BotUsageLine[]; stderrTail: string };
+  | { kind: "spawn_failed"; message: string; usage: BotUsageLine[]; stderrTail: string }
+) & { usageWindow?: UsageWindow };
 
 const STDERR_TAIL = 2000;
 /** After SIGTERM a bot gets this long to exit before SIGKILL. */
@@ -48,6 +50,7 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
 
   return new Promise((resolve) => {
     const usage: BotUsageLine[] = [];
+    let usageWindow: UsageWindow | undefined;
     let stderr = "";
     let ending: "timed_out" | "aborted" | undefined;
     let child: ChildProcessWithoutNullStreams;
@@ -73,6 +76,7 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
     createInterface({ input: child.stdout }).on("line", (line) => {
       const parsed = parseUsageLine(line);
       if (parsed) usage.push(parsed);
+      else usageWindow = parseUsageWindowLine(line) ?? usageWindow;
     });
     child.stderr.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
@@ -97,7 +101,7 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      resolve(exit);
+      resolve(usageWindow ? { ...exit, usageWindow } : exit);
     };
     // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
     child.on("error", (err) => {

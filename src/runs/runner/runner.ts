@@ -162,6 +162,11 @@ export function outcomeOf(exit: BotExit, stopReason: ActiveRun["stopReason"]): R
   switch (exit.kind) {
     case "exited":
       if (exit.code === 0) return { status: "succeeded" };
+      if (exit.usageWindow) {
+        const { provider, resetAt } = exit.usageWindow;
+        const detail = `${provider} usage window exhausted until ${new Date(resetAt).toISOString()}`;
+        return { status: "failed_resumable", failureCode: "USAGE_WINDOW", detail, usageWindow: exit.usageWindow };
+      }
       if (exit.code === EXIT_RESUMABLE) return { status: "failed_resumable", failureCode: "BOT_TEMPFAIL", detail: `exit code ${exit.code}` };
       return { status: "failed", failureCode: "BOT_FAILED", detail: `exit code ${exit.code}` };
     case "timed_out":

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BotsFileError, parseBotsFile } from "./bot-commands.js";
 import { outcomeOf } from "./runner.js";
-import { parseUsageLine } from "./usage-line.js";
+import { parseUsageLine, parseUsageWindowLine } from "./usage-line.js";
 
 describe("parseUsageLine", () => {
   it("reads a usage line into micro-USD and typed fields", () => {
@@ -58,6 +58,19 @@ describe("parseBotsFile", () => {
   });
 });
 
+describe("parseUsageWindowLine", () => {
+  it.each([
+    ['{"usage_window": {"provider": "anthropic", "reset_at": "2026-11-21T17:00:00Z"}}', { provider: "anthropic", resetAt: Date.UTC(2026, 10, 21, 17) }],
+    ['  {"usage_window": {"reset_at": "2026-11-21T17:00:00+01:00"}}', { provider: "unknown", resetAt: Date.UTC(2026, 10, 21, 16) }],
+    ['{"usage_window": {"provider": "x", "reset_at": "soon"}}', undefined],
+    ['{"usage_window": {"provider": "x"}}', undefined],
+    ['{"usage": {"cost_usd": 1}}', undefined],
+    ["usage_window exhausted", undefined],
+  ])("%s", (line, expected) => {
+    expect(parseUsageWindowLine(line)).toEqual(expected);
+  });
+});
+
 describe("outcomeOf", () => {
   const base = { usage: [], stderrTail: "" };
   it.each([
@@ -68,6 +81,13 @@ describe("outcomeOf", () => {
     [{ kind: "aborted", ...base }, "cancel", { status: "cancelled" }],
     [{ kind: "aborted", ...base }, "shutdown", { status: "failed_resumable", failureCode: "RUNNER_STOPPED" }],
     [{ kind: "spawn_failed", message: "ENOENT", ...base }, undefined, { status: "failed", failureCode: "BOT_START_FAILED" }],
+    [
+      { kind: "exited", code: 75, ...base, usageWindow: { provider: "anthropic", resetAt: Date.UTC(2026, 10, 21, 17) } },
+      undefined,
+      { status: "failed_resumable", failureCode: "USAGE_WINDOW", detail: "anthropic usage window exhausted until 2026-11-21T17:00:00.000Z" },
+    ],
+    [{ kind: "exited", code: 1, ...base, usageWindow: { provider: "x", resetAt: 0 } }, undefined, { status: "failed_resumable", failureCode: "USAGE_WINDOW" }],
+    [{ kind: "exited", code: 0, ...base, usageWindow: { provider: "x", resetAt: 0 } }, undefined, { status: "succeeded" }],
   ] as const)("%o (%s) → %o", (exit, reason, want) => {
     expect(outcomeOf(exit as never, reason)).toMatchObject(want);
   });

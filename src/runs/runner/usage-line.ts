@@ -39,3 +39,28 @@ export function parseUsageLine(line: string): BotUsageLine | undefined {
 /** Negative, missing or non-numeric amounts count as 0 (unknown), never as a credit. */
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 && v.length <= 512 ? v : null);
+
+/** A provider's usage window a bot found exhausted: `reset_at` is when it opens again (epoch ms). */
+export interface UsageWindow {
+  provider: string;
+  resetAt: number;
+}
+
+/**
+ * Parses a `{"usage_window": {"provider": "…", "reset_at": "<ISO 8601>"}}` line: the bot stops
+ * because its provider refuses it until `reset_at`. Anything else: undefined.
+ */
+export function parseUsageWindowLine(line: string): UsageWindow | undefined {
+  const text = line.trim();
+  if (!text.startsWith("{") || !text.includes('"usage_window"')) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const w = (raw as { usage_window?: { provider?: unknown; reset_at?: unknown } }).usage_window;
+  const resetAt = typeof w?.reset_at === "string" ? Date.parse(w.reset_at) : Number.NaN;
+  if (!Number.isFinite(resetAt)) return undefined;
+  return { provider: str(w?.provider) ?? "unknown", resetAt };
+}

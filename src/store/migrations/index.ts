@@ -17,6 +17,7 @@ import { m0015MembershipsExplicit } from "./0015-memberships-explicit.js";
 import { m0016DropDeadFunctions } from "./0016-drop-dead-functions.js";
 import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
 import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
+import { m0020RunRetries } from "./0020-run-retries.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   "0016_drop_dead_functions": m0016DropDeadFunctions,
   "0018_drop_launch_delivery": m0018DropLaunchDelivery,
   "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
+  "0020_run_retries": m0020RunRetries,
 };

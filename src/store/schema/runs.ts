@@ -39,6 +39,15 @@ export interface RunsTable {
   claim_token: string | null;
   claimed_by: string | null;
   lease_expires_at: number | null;
+  /** When the retry sweeper resumes this failed_resumable run; null when no retry is armed. */
+  retry_at: number | null;
+  /** Automatic (usage-window) retries so far. */
+  auto_retries: number;
+  /** Times its runner stopped heartbeating under it: a run that keeps killing runners is parked. */
+  runner_losses: number;
+  /** Set while the run waits on the dead-letter queue. */
+  dead_lettered_at: number | null;
+  dead_letter_reason: string | null;
   /** When the run (or its latest resume) entered the queue; claims take the oldest first. */
   queued_at: number;
   created_at: number;

@@ -9,6 +9,11 @@ export interface OrgsTable {
   /** `all` (every team of the org), `none`, or a JSON array of team ids. */
   credential_audience: string;
   monthly_webhook_calls: number;
+  /** The org's layer of the usage-window retry policy: null is "not set here". */
+  retry_usage_window: number | null;
+  retry_max_attempts: number | null;
+  retry_max_wait: number | null;
+  retry_jitter: number | null;
   created_at: number;
   updated_at: number;
 }
