@@ -44,6 +44,8 @@ export interface HandedSecret {
   /** The name the webhook gives it, hence its variable `BOT_SECRET_<name>`. */
   name: string;
   id: string;
+  /** The secret's own name in the team's store. */
+  storedName: string;
   last4: string;
   fingerprint: string;
   value: CredentialValue;
@@ -92,7 +94,7 @@ export function resolveCredentials(f: CredentialFacts): CredentialPlan {
   for (const [name, id] of Object.entries(hook?.secretOverrides ?? {})) {
     const row = f.teamSecrets.find((s) => s.id === id && s.team_id === f.team.id);
     if (!row) return unavailable(`secret ${id} named ${name} by webhook ${hook!.id} no longer exists for this team`);
-    secrets.push({ name, id, last4: row.last4, fingerprint: row.fingerprint, value: sealedOf(row) });
+    secrets.push({ name, id, storedName: row.name, last4: row.last4, fingerprint: row.fingerprint, value: sealedOf(row) });
   }
   return { kind: "handed", keys, secrets };
 }

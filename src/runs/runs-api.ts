@@ -2,6 +2,7 @@ import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
 import { ServiceError, invalid, notFound } from "../core/errors.js";
 import type { RunStatus } from "../store/schema/runs.js";
+import { listRunCredentials } from "../store/attempt-credentials.js";
 import * as q from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
@@ -58,7 +59,7 @@ export class RunsApi {
   async get(p: Principal, runId: string) {
     const run = await this.visibleRun(p, runId, "member");
     const db = this.deps.store.db;
-    return runDetailView(run, await q.listAttempts(db, runId), await q.sumRunUsage(db, runId));
+    return runDetailView(run, await q.listAttempts(db, runId), await q.sumRunUsage(db, runId), await listRunCredentials(db, runId));
   }
 
   async list(p: Principal, teamId: string, options: { status?: RunStatus; limit?: number }) {
