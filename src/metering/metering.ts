@@ -6,7 +6,6 @@ import { addCredentialUsage, attemptAlreadyCharged, insertUsageEvent } from "../
 import { findRun } from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import { addOrgSpend } from "../store/usage.js";
-
 import { attributeUsage } from "./attribute-usage.js";
 import type { CredentialTier, UsageReport } from "./usage-report.js";
 

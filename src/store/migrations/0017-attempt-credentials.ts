@@ -2,12 +2,14 @@ import type { Kysely, Migration } from "kysely";
 
 /**
  * Which stored key or secret each execution attempt was handed (metadata only, never a value):
- * the run view shows it and the credential ledger charges the attempt's usage to it.
+ * the run view shows it and the credential ledger charges the attempt's usage to it. Runs again
+ * without harm (install-functions.test.ts replays the migrations from 0016 on).
  */
 export const m0017AttemptCredentials: Migration = {
   async up(db: Kysely<any>) {
     await db.schema
       .createTable("attempt_credentials")
+      .ifNotExists()
       .addColumn("run_id", "text", (c) => c.notNull())
       .addColumn("attempt", "integer", (c) => c.notNull())
       .addColumn("kind", "text", (c) => c.notNull())
