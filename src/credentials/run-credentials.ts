@@ -33,6 +33,8 @@ export class RunCredentials {
     if (!facts) return { kind: "unavailable", cause: `team ${run.team_id} of the run no longer exists` };
     const plan = resolveCredentials(facts);
     if (plan.kind === "unavailable") return plan;
+    const clash = sharedVariable(plan.keys.map((k) => k.provider));
+    if (clash) return { kind: "unavailable", cause: `providers ${clash.join(" and ")} would both be handed in ${keyEnvName(clash[0]!)}` };
     let env: Record<string, string>;
     try {
       env = this.open(plan);
@@ -105,4 +107,15 @@ export class RunCredentials {
       })),
     ];
   }
+}
+
+/** Two providers whose keys would land in the same variable (`a-b`, `a_b`): neither may silently replace the other. */
+function sharedVariable(providers: string[]): [string, string] | undefined {
+  const seen = new Map<string, string>();
+  for (const p of providers) {
+    const other = seen.get(keyEnvName(p));
+    if (other !== undefined) return [other, p];
+    seen.set(keyEnvName(p), p);
+  }
+  return undefined;
 }

@@ -55,7 +55,8 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bots-"));
     fs.writeFileSync(path.join(dir, "see-env.mjs"), SEE_ENV);
     const bot = { command: ["node", "see-env.mjs"], providers: ["anthropic", "openai"] };
-    fs.writeFileSync(path.join(dir, "bots.json"), JSON.stringify({ "review-pr": bot, converse: bot }));
+    const clashing = { command: ["node", "see-env.mjs"], providers: ["open-ai", "open_ai"] };
+    fs.writeFileSync(path.join(dir, "bots.json"), JSON.stringify({ "review-pr": bot, converse: bot, improve: clashing }));
     const sink = new Writable({
       write(chunk, _enc, done) {
         runnerLogs.push(String(chunk));
@@ -168,6 +169,29 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
       failure_code: "CREDENTIAL_UNAVAILABLE",
       failure_detail: expect.stringMatching(/no longer exists/),
     });
+  });
+
+  it("refuses to hand two providers' keys in one variable", async () => {
+    const team = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: "Clash" })).body;
+    await key(team.id, "open-ai", "sk-dash-000000000000000000");
+    await key(team.id, "open_ai", "sk-underscore-000000000000");
+    const queued = (await s.admin.post("/api/runs", { team_id: team.id, bot: "improve" })).body;
+    await runAll();
+    expect(await run(queued.id)).toMatchObject({
+      status: "failed",
+      failure_code: "CREDENTIAL_UNAVAILABLE",
+      failure_detail: "providers open-ai and open_ai would both be handed in BOT_KEY_OPEN_AI",
+    });
+    expect(seen(queued.id)).toBeUndefined();
+  });
+
+  it("deletes what a run's attempts were handed with the run", async () => {
+    const launched = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).body;
+    await runAll();
+    const handed = () => t.store.db.selectFrom("attempt_credentials").select("name").where("run_id", "=", launched.id).execute();
+    expect((await handed()).map((r) => r.name)).toEqual(["anthropic", "openai"]);
+    expect((await s.teamAdmin.api.delete(`/api/runs/${launched.id}`)).status).toBe(204);
+    expect(await handed()).toEqual([]);
   });
 
   it("masks a handed value the bot prints on stderr in the log and the run", async () => {
