@@ -5,6 +5,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { sha256Hex } from "../core/secrets.js";
 import * as c from "../store/credentials.js";
+import { nulField, nulMessage } from "../runs/nul-field.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Db, Store } from "../store/store.js";
 import { findOrg, findTeam } from "../store/tenancy.js";
@@ -243,4 +244,6 @@ export class CredentialStore {
 
 function checkValue(field: string, value: string): void {
   if (value.length === 0 || value.length > MAX_SECRET) throw invalid(field, `${field} must be 1-${MAX_SECRET} characters`);
+  // A value is handed to a bot in its environment, which cannot hold a NUL.
+  if (nulField({ [field]: value })) throw invalid(field, nulMessage(field));
 }

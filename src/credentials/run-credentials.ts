@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { Sealer } from "../core/sealer.js";
+import { nulField, nulMessage } from "../runs/nul-field.js";
 import { recordAttemptCredentials } from "../store/attempt-credentials.js";
 import { listOrgApiKeys, listTeamApiKeys, listWorkflowSecrets } from "../store/credentials.js";
 import type { RunRow } from "../store/runs.js";
@@ -41,6 +42,9 @@ export class RunCredentials {
     } catch (err) {
       return { kind: "unavailable", cause: `a stored credential could not be opened: ${err instanceof Error ? err.message : String(err)}` };
     }
+    // Stored before NULs were refused: spawn would fail, quoting the value in its error.
+    const nul = nulField(env);
+    if (nul) return { kind: "unavailable", cause: `the value for ${nulMessage(nul)}` };
     await recordAttemptCredentials(this.deps.store.db, run.id, attempt, this.records(run.id, attempt, plan));
     return { kind: "handed", env };
   }

@@ -1,9 +1,14 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../config/logger.js";
+import { Sealer } from "../../core/sealer.js";
+import { platformKeysOf } from "../../credentials/platform-keys.js";
+import { RunCredentials } from "../../credentials/run-credentials.js";
+import { findRun } from "../../store/runs.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 import { BotCommands } from "./bot-commands.js";
 import { Runner } from "./runner.js";
@@ -17,6 +22,7 @@ const ALL_SECRETS = [TEAM_KEY, OTHER_TEAM_KEY, POOL_KEY, PLATFORM_KEY, NPM_TOKEN
 
 /** The test bot: records the credential variables it sees, reports usage under a fingerprint of its own, and leaks its key to stderr when asked. */
 const SEE_ENV = `
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 const seen = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("BOT_KEY_") || k.startsWith("BOT_SECRET_")));
 fs.writeFileSync("seen-" + process.env.BOT_RUN_ID + ".json", JSON.stringify({ seen, argv: process.argv }));
@@ -183,6 +189,19 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
       failure_detail: "providers open-ai and open_ai would both be handed in BOT_KEY_OPEN_AI",
     });
     expect(seen(queued.id)).toBeUndefined();
+  });
+
+  it("fails an attempt whose value cannot be held by an environment variable, without quoting it", async () => {
+    const launched = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse" })).body;
+    const withNul = new RunCredentials({
+      store: t.store,
+      sealer: new Sealer("x", { x: randomBytes(32) }),
+      clock: t.clock,
+      platformKeys: platformKeysOf({ nul: "sk-\u0000-value" }),
+    });
+    const row = (await findRun(t.store.db, launched.id))!;
+    expect(await withNul.handOver(row, 1, ["nul"])).toEqual({ kind: "unavailable", cause: "the value for BOT_KEY_NUL contains a NUL character" });
+    await t.services.runQueue.cancel(launched.id);
   });
 
   it("deletes what a run's attempts were handed with the run", async () => {
