@@ -167,6 +167,17 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     });
     expect(seen(runId)).toBeUndefined();
 
+    // Shared again, a resume (a new attempt) resolves again from the run's webhook.
+    expect((await s.member.api.post(`/api/runs/${runId}/resume`)).status).toBe(200);
+    await runAll();
+    expect(seen(runId)!.seen).toMatchObject({ BOT_KEY_OPENAI: "sk-openai-named-000000000000" });
+    const resumed = await run(runId);
+    expect(resumed.status).toBe("succeeded");
+    expect(resumed.attempts[1].credentials.keys).toContainEqual(
+      expect.objectContaining({ provider: "openai", id: poolKey.id, source: "webhook", tier: "pool" }),
+    );
+    expect(resumed.attempts[0].credentials).toEqual({ keys: [], secrets: [] });
+
     const second = await deliver(made.body.config.id, made.body.token, { bot: "review-pr", idempotency_key: "second" });
     expect((await s.teamAdmin.api.delete(`/api/teams/${s.team.id}/webhooks/${made.body.config.id}`)).status).toBe(204);
     await runAll();
