@@ -17,6 +17,8 @@ import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
+import { platformKeysOf } from "./credentials/platform-keys.js";
+import { RunCredentials } from "./credentials/run-credentials.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
@@ -67,6 +69,7 @@ export function composeServices(infra: Infrastructure): Services {
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
+  const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
   const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
@@ -118,6 +121,7 @@ export function composeServices(infra: Infrastructure): Services {
     launcher,
     runQueue,
     botCommands,
+    runCredentials,
     runs,
     usage,
     intake,

@@ -35,7 +35,15 @@ async function main(): Promise<void> {
   // In-process runner (embedded mode); with SERVICE_RUNNER=none this process only reclaims lapsed leases.
   const runner =
     config.runner === "inprocess"
-      ? startRunner({ runs: services.runQueue, bots: services.botCommands, metrics, log, concurrency: config.runnerConcurrency, role: "inprocess" })
+      ? startRunner({
+          runs: services.runQueue,
+          bots: services.botCommands,
+          credentials: services.runCredentials,
+          metrics,
+          log,
+          concurrency: config.runnerConcurrency,
+          role: "inprocess",
+        })
       : startReclaimTimer(services.runQueue, log);
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();

@@ -1,5 +1,8 @@
 import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
+import { loadSealer } from "./config/seal-key.js";
+import { platformKeysOf } from "./credentials/platform-keys.js";
+import { RunCredentials } from "./credentials/run-credentials.js";
 import { systemClock } from "./core/clock.js";
 import { randomIds } from "./core/ids.js";
 import { Metering } from "./metering/metering.js";
@@ -23,9 +26,13 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const metering = new Metering({ store, clock: systemClock, log });
   const runs = new Runs({ store, clock: systemClock, ids: randomIds, metrics, log, metering, retryDefaults: config.retryDefaults });
+  // The same seal key as the service's (SERVICE_SEAL_KEY, or the data folder's key file on its host).
+  const sealer = loadSealer(config, (message) => log.warn(message));
+  const credentials = new RunCredentials({ store, sealer, clock: systemClock, platformKeys: platformKeysOf(config.platformKeys) });
   const runner = startRunner({
     runs,
     bots: new BotCommands(config.botsFile),
+    credentials,
     metrics,
     log,
     concurrency: config.runnerConcurrency,

@@ -20,6 +20,15 @@ describe("loadConfig", () => {
     expect(c.databasePoolSize).toBe(10);
   });
 
+  it("lends the platform keys SERVICE_PLATFORM_KEY_<PROVIDER> names, and refuses a provider it cannot name", () => {
+    expect(loadConfig({}).platformKeys).toEqual({});
+    expect(loadConfig({ SERVICE_PLATFORM_KEY_ANTHROPIC: "sk-a", SERVICE_PLATFORM_KEY_OPEN_AI: "sk-o", SERVICE_PLATFORM_KEY_NONE: "" }).platformKeys).toEqual({
+      anthropic: "sk-a",
+      open_ai: "sk-o",
+    });
+    expect(() => loadConfig({ "SERVICE_PLATFORM_KEY_azure-x": "sk" })).toThrow("SERVICE_PLATFORM_KEY_azure-x: the provider");
+  });
+
   it("reads the PostgreSQL pool size and the HTTP limits, and refuses values out of range", () => {
     expect(loadConfig({ SERVICE_DATABASE_POOL_SIZE: "3", SERVICE_HTTP_BODY_BUDGET_MB: "32", SERVICE_HTTP_HEADERS_TIMEOUT: "5s" })).toMatchObject({
       databasePoolSize: 3,

@@ -33,6 +33,8 @@ export interface Config {
   runner: "inprocess" | "none";
   runnerConcurrency: number;
   botsFile: string;
+  /** Keys the platform lends runs of every team (provider → value), from `SERVICE_PLATFORM_KEY_<PROVIDER>`. */
+  platformKeys: Record<string, string>;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
   /**
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
+    platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
     http: {
@@ -164,6 +167,20 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";
+
+/** `SERVICE_PLATFORM_KEY_ANTHROPIC=sk-…` lends every team a key for provider `anthropic`; an empty value lends none. */
+function platformKeysOf(env: Env, problems: string[]): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(PLATFORM_KEY_PREFIX) || !value) continue;
+    const suffix = name.slice(PLATFORM_KEY_PREFIX.length);
+    if (/^[A-Z0-9][A-Z0-9_]{0,31}$/.test(suffix)) keys[suffix.toLowerCase()] = value;
+    else problems.push(`${name}: the provider after ${PLATFORM_KEY_PREFIX} must be 1-32 of A-Z, 0-9 and _`);
+  }
+  return keys;
 }
 
 const ADDRESS_RE = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/;

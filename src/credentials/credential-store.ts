@@ -5,6 +5,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { sha256Hex } from "../core/secrets.js";
 import * as c from "../store/credentials.js";
+import { nulField, nulMessage } from "../runs/nul-field.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Db, Store } from "../store/store.js";
 import { findOrg, findTeam } from "../store/tenancy.js";
@@ -12,6 +13,8 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { parseAudience } from "../tenancy/views.js";
 import { webhooksReferencing } from "../webhooks/webhook-refs.js";
+import { KEY_PROVIDER_RE, SECRET_NAME_RE } from "./credential-names.js";
+import { keyAccess, type KeyAccess } from "./key-access.js";
 import { apiKeyView, secretView, visibleLast4 } from "./credential-views.js";
 
 export interface CredentialDeps {
@@ -34,9 +37,6 @@ export interface SecretInput {
   value: string;
 }
 
-/** A key a team may use: its own, or an org-shared key its org's credential audience reaches. */
-export type KeyResolution = { kind: "ok"; key: c.ApiKeyRow } | { kind: "missing" } | { kind: "not_shared" };
-
 export interface OpenedKey {
   id: string;
   provider: string;
@@ -45,8 +45,6 @@ export interface OpenedKey {
   secret: string;
 }
 
-const PROVIDER_RE = /^[a-z0-9][a-z0-9_.-]{0,31}$/;
-const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_SECRET = 16 * 1024;
 
 /**
@@ -158,14 +156,10 @@ export class CredentialStore {
   // Used by other capabilities
 
   /** Whether the team may use the key: its own key, or an org key shared with it. */
-  async resolveKey(db: Db, keyId: string, team: { id: string; org_id: string }): Promise<KeyResolution> {
+  async resolveKey(db: Db, keyId: string, team: { id: string; org_id: string }): Promise<KeyAccess> {
     const key = await c.findApiKey(db, keyId);
-    if (!key || key.org_id !== team.org_id) return { kind: "missing" };
-    if (key.team_id !== null) return key.team_id === team.id ? { kind: "ok", key } : { kind: "missing" };
-    const org = await findOrg(db, team.org_id);
-    const audience = org ? parseAudience(org.credential_audience) : "none";
-    const shared = audience === "all" || (Array.isArray(audience) && audience.includes(team.id));
-    return shared ? { kind: "ok", key } : { kind: "not_shared" };
+    const org = key?.team_id === null ? await findOrg(db, team.org_id) : undefined;
+    return keyAccess(key, team, org ? parseAudience(org.credential_audience) : "none");
   }
 
   /** The team's own secret, or undefined. */
@@ -194,7 +188,7 @@ export class CredentialStore {
 
   private async storeKey(p: Principal, orgId: string, teamId: string | null, input: KeyInput) {
     const provider = input.provider.trim().toLowerCase();
-    if (!PROVIDER_RE.test(provider)) throw invalid("provider", "provider must be a name such as anthropic, openai or forge");
+    if (!KEY_PROVIDER_RE.test(provider)) throw invalid("provider", "provider must be a name such as anthropic, openai or forge");
     const name = checkName(input.name);
     checkValue("secret", input.secret);
     const id = this.deps.ids.next("key");
@@ -250,4 +244,6 @@ export class CredentialStore {
 
 function checkValue(field: string, value: string): void {
   if (value.length === 0 || value.length > MAX_SECRET) throw invalid(field, `${field} must be 1-${MAX_SECRET} characters`);
+  // A value is handed to a bot in its environment, which cannot hold a NUL.
+  if (nulField({ [field]: value })) throw invalid(field, nulMessage(field));
 }

@@ -7,6 +7,7 @@ import type { AccessTokens } from "../tenancy/tokens.js";
 import type { TenancyService } from "../tenancy/tenancy-service.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
+import type { RunCredentials } from "../credentials/run-credentials.js";
 import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { Launcher } from "../admission/launcher.js";
@@ -41,6 +42,8 @@ export interface Services {
   runQueue: Runs;
   /** The reference runner's bots file. */
   botCommands: BotCommands;
+  /** The keys and secrets each attempt is handed at spawn. */
+  runCredentials: RunCredentials;
   runs: RunsApi;
   usage: UsageViews;
   /** The webhook delivery endpoint. */

@@ -1,32 +1,15 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { monthOf } from "../core/month.js";
+import { listAttemptKeys } from "../store/attempt-credentials.js";
 import { addCredentialUsage, attemptAlreadyCharged, insertUsageEvent } from "../store/ledger.js";
 import { findRun } from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import { addOrgSpend } from "../store/usage.js";
+import { attributeUsage } from "./attribute-usage.js";
+import type { CredentialTier, UsageReport } from "./usage-report.js";
 
-export type CredentialTier = "team" | "pool" | "platform";
-export const CREDENTIAL_TIERS: readonly CredentialTier[] = ["team", "pool", "platform"];
-
-/** What a runner reports for an execution attempt (possibly in several reports). */
-export interface UsageReport {
-  /** Unique within the run: a repeated report with the same id counts once. */
-  reportId: string;
-  /** 0 means unknown, never free: the cost figure is a floor. */
-  costMicro: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** A command-line delegate's own token total, kept apart from input/output. */
-  aggregateTokens: number;
-  fingerprint: string | null;
-  provider: string | null;
-  tier: CredentialTier | null;
-  /** Forge slug (owner/repo); when absent the run's repo_url gives it. */
-  repo: string | null;
-  /** `estimate` for subscription-equivalent prices: not money spent. */
-  amountType: "metered" | "estimate";
-}
+export { CREDENTIAL_TIERS, type CredentialTier, type UsageReport } from "./usage-report.js";
 
 /**
  * Adds an attempt's spend to the org's month and to the credential ledger. Best effort: the
@@ -52,6 +35,8 @@ export class Metering {
       const run = await findRun(tx, runId);
       if (!run) return false;
       const repo = r.repo ?? repoSlug(run.repo_url) ?? "";
+      const handed = (await listAttemptKeys(tx, runId, attempt)).map((k) => ({ ...k, tier: k.tier as CredentialTier }));
+      const charged = attributeUsage(r, handed);
       const event = {
         id: `${runId}:${r.reportId}`,
         run_id: runId,
@@ -64,9 +49,9 @@ export class Metering {
         input_tokens: r.inputTokens,
         output_tokens: r.outputTokens,
         aggregate_tokens: r.aggregateTokens,
-        fingerprint: r.fingerprint,
-        provider: r.provider,
-        tier: r.tier,
+        fingerprint: charged?.fingerprint ?? null,
+        provider: charged?.provider ?? r.provider,
+        tier: charged?.tier ?? null,
         repo,
         amount_type: r.amountType,
         created_at: now,
@@ -74,9 +59,9 @@ export class Metering {
       if (!(await insertUsageEvent(tx, event))) return false;
       // The org counter is charged whatever credential served the run.
       await addOrgSpend(tx, run.org_id, month, r, now);
-      // The ledger charges nobody for a run it cannot attribute.
-      if (r.fingerprint && r.tier) {
-        const key = { fingerprint: r.fingerprint, provider: r.provider ?? "", tier: r.tier, team_id: run.team_id, month, repo };
+      // The ledger charges the key the attempt was handed, and nobody for a run it cannot attribute.
+      if (charged) {
+        const key = { ...charged, team_id: run.team_id, month, repo };
         const seen = await attemptAlreadyCharged(tx, { ...key, run_id: runId, attempt, id: event.id });
         await addCredentialUsage(
           tx,

@@ -36,6 +36,7 @@ describe.each(storeKinds())("usage-window retries and the dead-letter queue on %
     new Runner({
       runs: t.services.runQueue,
       bots: new BotCommands(path.join(dir, "bots.json")),
+      credentials: t.services.runCredentials,
       metrics: t.services.metrics,
       log: createLogger("silent"),
       worker: "w",

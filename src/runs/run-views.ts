@@ -1,4 +1,5 @@
 import { microToUsd } from "../core/money.js";
+import type { AttemptCredentialRow } from "../store/attempt-credentials.js";
 import type { RunRow, listAttempts, sumRunUsage } from "../store/runs.js";
 import { parseVars } from "./runs.js";
 import { iso } from "../core/iso.js";
@@ -38,7 +39,12 @@ export function runView(r: RunRow) {
   };
 }
 
-export function runDetailView(r: RunRow, attempts: Awaited<ReturnType<typeof listAttempts>>, usage: Awaited<ReturnType<typeof sumRunUsage>>) {
+export function runDetailView(
+  r: RunRow,
+  attempts: Awaited<ReturnType<typeof listAttempts>>,
+  usage: Awaited<ReturnType<typeof sumRunUsage>>,
+  credentials: AttemptCredentialRow[],
+) {
   return {
     ...runView(r),
     attempts: attempts.map((a) => ({
@@ -47,6 +53,7 @@ export function runDetailView(r: RunRow, attempts: Awaited<ReturnType<typeof lis
       failure_code: a.failure_code,
       started_at: iso(a.started_at),
       finished_at: iso(a.finished_at),
+      credentials: handedView(credentials.filter((c) => c.attempt === a.number)),
     })),
     usage: {
       cost_usd: microToUsd(usage.costMicro),
@@ -55,5 +62,15 @@ export function runDetailView(r: RunRow, attempts: Awaited<ReturnType<typeof lis
       aggregate_tokens: usage.aggregateTokens,
       reports: usage.reports,
     },
+  };
+}
+
+/** Which keys and secrets an attempt was handed: never a value. */
+function handedView(rows: AttemptCredentialRow[]) {
+  return {
+    keys: rows
+      .filter((c) => c.kind === "key")
+      .map((c) => ({ provider: c.name, id: c.credential_id, name: c.credential_name, last4: c.last4, tier: c.tier, source: c.source })),
+    secrets: rows.filter((c) => c.kind === "secret").map((c) => ({ name: c.name, id: c.credential_id, secret_name: c.credential_name })),
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } from "../store/run-retries.js";
 import type { RunStatus } from "../store/schema/runs.js";
+import { listRunCredentials } from "../store/attempt-credentials.js";
 import * as q from "../store/runs.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
@@ -61,7 +62,7 @@ export class RunsApi {
   async get(p: Principal, runId: string) {
     const run = await this.visibleRun(p, runId, "member");
     const db = this.deps.store.db;
-    return runDetailView(run, await q.listAttempts(db, runId), await q.sumRunUsage(db, runId));
+    return runDetailView(run, await q.listAttempts(db, runId), await q.sumRunUsage(db, runId), await listRunCredentials(db, runId));
   }
 
   async list(p: Principal, teamId: string, options: { status?: RunStatus; limit?: number }) {

@@ -3,6 +3,7 @@ import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
 import { Compiled, compiledInsert, isPostgres } from "./compiled.js";
 import type { Db } from "./db.js";
+import { deleteRunCredentials } from "./attempt-credentials.js";
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -279,6 +280,7 @@ export async function cancelRuns(
 /** Deletes the run and everything recorded under it; the org and ledger counters keep their sums. */
 export async function deleteRun(db: Db, runId: string): Promise<boolean> {
   await db.deleteFrom("run_usage_events").where("run_id", "=", runId).execute();
+  await deleteRunCredentials(db, runId);
   await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
   const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

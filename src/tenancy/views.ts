@@ -16,6 +16,10 @@ export function parseAudience(stored: string): CredentialAudience {
   }
 }
 
+/** Whether the org's shared keys may be handed to the team's runs. */
+export const sharesWith = (audience: CredentialAudience, teamId: string): boolean =>
+  audience === "all" || (Array.isArray(audience) && audience.includes(teamId));
+
 export const storeAudience = (a: CredentialAudience): string => (typeof a === "string" ? a : JSON.stringify(a));
 
 export function orgView(o: OrgRow) {

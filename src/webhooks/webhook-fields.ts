@@ -1,6 +1,7 @@
 import { checkName } from "../core/names.js";
 import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
+import { KEY_PROVIDER_RE, SECRET_NAME_RE } from "../credentials/credential-names.js";
 import { bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser } from "./field-parsers.js";
 import { PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 
@@ -27,7 +28,6 @@ export const READ_ONLY_FIELDS = new Set([
   "hmac_secret",
 ]);
 
-const PROVIDER_KEY_RE = /^[a-z0-9][a-z0-9_.-]{0,31}$/;
 const RECORD_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const SEGMENT = "[A-Za-z0-9_.-]+";
 const FLAT_PATTERN = new RegExp(`^${SEGMENT}/(${SEGMENT}|\\*)$`);
@@ -121,8 +121,8 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     bot_rules: nullable(botRules),
     launch_vars: varMap,
     operator_launch_vars: varMap,
-    key_overrides: map(text(32, PROVIDER_KEY_RE, "must be a provider name such as anthropic"), recordId, 64),
-    secret_overrides: map(text(64, /^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a secret name"), recordId, 256),
+    key_overrides: map(text(32, KEY_PROVIDER_RE, "must be a provider name such as anthropic"), recordId, 64),
+    secret_overrides: map(text(64, SECRET_NAME_RE, "must be a secret name"), recordId, 256),
     review_request_logins: list(stripAt),
     review_on_sync: bool,
     overlap: oneOf<Overlap>(["", "allow", "skip", "supersede"]),

@@ -72,6 +72,9 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     expect(Object.keys(r.body).sort()).toEqual(["created_at", "fingerprint", "id", "last4", "name"]);
     expect((await seed.teamAdmin.api.post(secrets(), { name: "NPM_TOKEN", value: "other" })).status).toBe(409);
     expect((await seed.teamAdmin.api.post(secrets(), { name: "bad-name", value: "x" })).body.field).toBe("name");
+    const nul = await seed.teamAdmin.api.post(secrets(), { name: "WITH_NUL", value: "a\u0000b" });
+    expect(nul).toMatchObject({ status: 400, body: { field: "value", detail: "value contains a NUL character" } });
+    expect((await seed.teamAdmin.api.post(teamKeys(), { provider: "openai", name: "nul", secret: "sk-\u0000" })).body).toMatchObject({ field: "secret" });
     const short = await seed.teamAdmin.api.post(secrets(), { name: "PIN", value: "1234" });
     expect(short.body.last4).toBe("");
     expect((await t.services.credentials.openSecret(r.body.id, seed.team.id))?.value).toBe("npm_secret_value_0123");

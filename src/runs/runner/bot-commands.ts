@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { KEY_PROVIDER_RE } from "../../credentials/credential-names.js";
 
 /** One bot of the bots file: the command the reference runner executes for it. */
 export interface BotCommand {
@@ -10,6 +11,8 @@ export interface BotCommand {
   timeoutMs: number;
   /** Extra environment for the bot, on top of the run's variables. */
   env: Record<string, string>;
+  /** Providers the bot calls: each attempt is handed a key for each (README, "Keys a run is handed"). */
+  providers: string[];
   /** The bots file's folder: the command's working directory, so relative paths resolve there. */
   cwd: string;
 }
@@ -21,7 +24,7 @@ const BOT_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /**
  * The reference runner's bots file (JSON): `{ "<bot id>": { "command": [argv…],
- * "timeout_seconds"?: n, "env"?: {…} } }`. Read on first use and again when the file changes,
+ * "timeout_seconds"?: n, "env"?: {…}, "providers"?: [names…] } }`. Read on first use and again when the file changes,
  * so editing it needs no restart.
  */
 export class BotCommands {
@@ -84,11 +87,16 @@ export function parseBotsFile(text: string, dir: string, name = "bots file"): Ma
     if (!isObject(env) || !Object.values(env).every((v) => typeof v === "string")) {
       throw new BotsFileError(`${name}: ${id}.env must map names to strings`);
     }
+    const providers = entry.providers ?? [];
+    if (!Array.isArray(providers) || !providers.every((p) => typeof p === "string" && KEY_PROVIDER_RE.test(p))) {
+      throw new BotsFileError(`${name}: ${id}.providers must list provider names such as anthropic (lower case)`);
+    }
     bots.set(id, {
       id,
       command: entry.command as string[],
       timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
       env: env as Record<string, string>,
+      providers: [...new Set(providers as string[])],
       cwd: dir,
     });
   }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
+import { secretMask } from "./mask-secrets.js";
 import { parseUsageLine, parseUsageWindowLine, type BotUsageLine, type UsageWindow } from "./usage-line.js";
 
 /** What the bot is handed: environment variables and the same facts as JSON on stdin. */
@@ -29,9 +30,11 @@ const KILL_GRACE_MS = 5000;
 
 /**
  * Runs one bot command to its end. The child gets a clean environment (PATH, HOME, LANG and
- * the run's facts): the service's own variables hold secrets a bot must not see.
+ * the run's facts): the service's own variables hold secrets a bot must not see. `credentials`
+ * (its keys and secrets) win over the bots file's env, and their values are masked in what
+ * the bot's exit carries back (stderr, a spawn error), so no log or run view repeats them.
  */
-export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSignal): Promise<BotExit> {
+export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSignal, credentials: Record<string, string> = {}): Promise<BotExit> {
   const [first, ...args] = bot.command;
   const file = first === "node" ? process.execPath : first!;
   const env: Record<string, string> = {
@@ -47,18 +50,22 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
     ...bot.env,
   };
   for (const [k, v] of Object.entries(input.vars)) env[`BOT_VAR_${k}`] = v;
+  Object.assign(env, credentials);
+  const hide = secretMask(Object.values(credentials));
+  const keep = STDERR_TAIL + 2 * hide.margin;
 
   return new Promise((resolve) => {
     const usage: BotUsageLine[] = [];
     let usageWindow: UsageWindow | undefined;
     let stderr = "";
+    let cut = false;
     let ending: "timed_out" | "aborted" | undefined;
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(file, args, { cwd: path.resolve(bot.cwd), env, stdio: ["pipe", "pipe", "pipe"] });
     } catch (err) {
       // Bad arguments or environment (a NUL, say) throw here, before any child exists.
-      resolve({ kind: "spawn_failed", message: err instanceof Error ? err.message : String(err), usage: [], stderrTail: "" });
+      resolve({ kind: "spawn_failed", message: hide.mask(err instanceof Error ? err.message : String(err)), usage: [], stderrTail: "" });
       return;
     }
 
@@ -79,7 +86,9 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
       else usageWindow = parseUsageWindowLine(line) ?? usageWindow;
     });
     child.stderr.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      const all = stderr + chunk.toString("utf8");
+      cut ||= all.length > keep;
+      stderr = all.slice(-keep);
     });
     // A bot that never reads stdin closes it early; that is not an error of the run.
     child.stdin.on("error", () => undefined);
@@ -101,7 +110,8 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      resolve(usageWindow ? { ...exit, usageWindow } : exit);
+      const shown = { ...exit, stderrTail: hide.tail(exit.stderrTail, cut, STDERR_TAIL), ...("message" in exit && { message: hide.mask(exit.message) }) };
+      resolve(usageWindow ? { ...shown, usageWindow } : shown);
     };
     // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
     child.on("error", (err) => {

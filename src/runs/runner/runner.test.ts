@@ -15,7 +15,15 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
   let dir: string;
 
   const runnerWith = (bots: BotCommands) =>
-    new Runner({ runs: t.services.runQueue, bots, metrics: t.services.metrics, log: createLogger("silent"), worker: "test", concurrency: 4 });
+    new Runner({
+      runs: t.services.runQueue,
+      bots,
+      credentials: t.services.runCredentials,
+      metrics: t.services.metrics,
+      log: createLogger("silent"),
+      worker: "test",
+      concurrency: 4,
+    });
 
   beforeAll(async () => {
     t = await startTestApp(kind);

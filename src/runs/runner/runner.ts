@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { RunCredentials } from "../../credentials/run-credentials.js";
 import type { UsageReport } from "../../metering/metering.js";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { ClaimedRun, RunOutcome, Runs } from "../runs.js";
@@ -8,6 +9,8 @@ import { runBotCommand, type BotExit } from "./run-bot-command.js";
 export interface RunnerOptions {
   runs: Runs;
   bots: BotCommands;
+  /** Hands each attempt its keys and secrets at spawn. */
+  credentials: Pick<RunCredentials, "handOver">;
   metrics: Metrics;
   log: Logger;
   /** Names this runner in claims and logs. */
@@ -130,11 +133,18 @@ export class Runner {
         await this.o.runs.finish(a.claim, { status: "failed", failureCode: "BOT_UNKNOWN", detail: `no bot ${run.bot_id} in ${this.o.bots.file}` });
         return;
       }
+      const handed = await this.o.credentials.handOver(run, attempt, bot.providers);
+      if (handed.kind === "unavailable") {
+        log.warn({ cause: handed.cause }, "run failed: its credentials are unavailable");
+        await this.o.runs.finish(a.claim, { status: "failed", failureCode: "CREDENTIAL_UNAVAILABLE", detail: handed.cause });
+        return;
+      }
       log.info("run started");
       const exit = await runBotCommand(
         bot,
         { runId: run.id, botId: run.bot_id, attempt, vars: a.claim.vars, repoUrl: run.repo_url, repoRef: run.repo_ref, projectPath: run.project_path },
         a.controller.signal,
+        handed.env,
       );
       const outcome = outcomeOf(exit, a.stopReason);
       const usage: UsageReport[] = exit.usage.map((u, i) => ({

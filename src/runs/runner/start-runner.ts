@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { Logger } from "pino";
+import type { RunCredentials } from "../../credentials/run-credentials.js";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
@@ -12,7 +13,15 @@ export const RECLAIM_EVERY_MS = 30_000;
  * Starts a reference runner and the lease reclaim timer. The bots file is read once here so a
  * malformed file stops the start with its message instead of failing each run.
  */
-export function startRunner(o: { runs: Runs; bots: BotCommands; metrics: Metrics; log: Logger; concurrency: number; role: string }): {
+export function startRunner(o: {
+  runs: Runs;
+  bots: BotCommands;
+  credentials: RunCredentials;
+  metrics: Metrics;
+  log: Logger;
+  concurrency: number;
+  role: string;
+}): {
   runner: Runner;
   stop(): Promise<void>;
 } {
@@ -21,6 +30,7 @@ export function startRunner(o: { runs: Runs; bots: BotCommands; metrics: Metrics
   const runner = new Runner({
     runs: o.runs,
     bots: o.bots,
+    credentials: o.credentials,
     metrics: o.metrics,
     log: o.log.child({ component: "runner" }),
     worker: `${os.hostname()}:${process.pid}:${o.role}`,

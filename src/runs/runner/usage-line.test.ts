@@ -42,9 +42,18 @@ describe("parseUsageLine", () => {
 });
 
 describe("parseBotsFile", () => {
-  it("reads commands, timeouts and env, skipping $comment keys", () => {
-    const bots = parseBotsFile(JSON.stringify({ $comment: "x", "review-pr": { command: ["node", "a.mjs"], timeout_seconds: 2, env: { A: "1" } } }), "/b");
-    expect([...bots.values()]).toEqual([{ id: "review-pr", command: ["node", "a.mjs"], timeoutMs: 2000, env: { A: "1" }, cwd: "/b" }]);
+  it("reads commands, timeouts, env and providers, skipping $comment keys", () => {
+    const bots = parseBotsFile(
+      JSON.stringify({
+        $comment: "x",
+        "review-pr": { command: ["node", "a.mjs"], timeout_seconds: 2, env: { A: "1" }, providers: ["anthropic", "openai", "anthropic"] },
+      }),
+      "/b",
+    );
+    expect([...bots.values()]).toEqual([
+      { id: "review-pr", command: ["node", "a.mjs"], timeoutMs: 2000, env: { A: "1" }, providers: ["anthropic", "openai"], cwd: "/b" },
+    ]);
+    expect(parseBotsFile(JSON.stringify({ a: { command: ["x"] } }), "/b").get("a")?.providers).toEqual([]);
   });
 
   it.each([
@@ -53,6 +62,8 @@ describe("parseBotsFile", () => {
     ["bad timeout", JSON.stringify({ a: { command: ["x"], timeout_seconds: 0 } })],
     ["bad env", JSON.stringify({ a: { command: ["x"], env: { A: 1 } } })],
     ["bad id", JSON.stringify({ "Bad Id": { command: ["x"] } })],
+    ["providers not a list", JSON.stringify({ a: { command: ["x"], providers: "anthropic" } })],
+    ["a provider in upper case", JSON.stringify({ a: { command: ["x"], providers: ["Anthropic"] } })],
   ])("refuses %s", (_name, text) => {
     expect(() => parseBotsFile(text, "/b")).toThrow(BotsFileError);
   });

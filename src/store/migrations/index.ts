@@ -15,6 +15,7 @@ import { m0013ParkedLaunches } from "./0013-parked-launches.js";
 import { m0014PgBatchWritesInline } from "./0014-pg-batch-writes-inline.js";
 import { m0015MembershipsExplicit } from "./0015-memberships-explicit.js";
 import { m0016DropDeadFunctions } from "./0016-drop-dead-functions.js";
+import { m0017AttemptCredentials } from "./0017-attempt-credentials.js";
 import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
 import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 import { m0020RunRetries } from "./0020-run-retries.js";
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   "0014_pg_batch_writes_inline": m0014PgBatchWritesInline,
   "0015_memberships_explicit": m0015MembershipsExplicit,
   "0016_drop_dead_functions": m0016DropDeadFunctions,
+  "0017_attempt_credentials": m0017AttemptCredentials,
   "0018_drop_launch_delivery": m0018DropLaunchDelivery,
   "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
   "0020_run_retries": m0020RunRetries,

@@ -28,7 +28,27 @@ export interface WorkflowSecretsTable {
   created_at: number;
 }
 
+/** A key or secret handed to one execution attempt: which one, never its value. */
+export interface AttemptCredentialsTable {
+  run_id: string;
+  attempt: number;
+  kind: "key" | "secret";
+  /** The provider of a key; the name a webhook gives a secret. */
+  name: string;
+  /** A stored key's or secret's id; `platform:<provider>` for a platform key. */
+  credential_id: string;
+  credential_name: string;
+  last4: string;
+  fingerprint: string;
+  /** The ledger tier of a key; null for a secret. */
+  tier: "team" | "pool" | "platform" | null;
+  /** `webhook`, `team`, `pool` or `platform` for a key; `webhook` for a secret. */
+  source: string;
+  created_at: number;
+}
+
 export interface CredentialTables {
   api_keys: ApiKeysTable;
   workflow_secrets: WorkflowSecretsTable;
+  attempt_credentials: AttemptCredentialsTable;
 }
