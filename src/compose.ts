@@ -25,6 +25,8 @@ import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/body-batch.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
+import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
+import { BoardService } from "./surfaces/board-service.js";
 import { ScheduleService } from "./surfaces/schedule-service.js";
 import { Scheduler } from "./surfaces/scheduler.js";
 import { TriggerService } from "./surfaces/trigger-service.js";
@@ -105,6 +107,8 @@ export function composeServices(infra: Infrastructure): Services {
   const retries = new RetrySweeper({ store, clock, launcher, metrics: infra.metrics, log: infra.log.child({ component: "retry-sweeper" }) });
   const schedules = new ScheduleService({ store, clock, ids, access, audit, bots });
   const scheduler = new Scheduler({ store, clock, launcher, log: infra.log.child({ component: "scheduler" }) });
+  const board = new BoardService({ store, clock, ids, access, bots });
+  const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
@@ -130,6 +134,8 @@ export function composeServices(infra: Infrastructure): Services {
     schedules,
     scheduler,
     triggers,
+    board,
+    boardDispatcher,
     bodyBudget,
     receiveDelivery,
   };

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
+  const boardDispatcher = services.boardDispatcher.start();
 
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     () => parked.stop(),
     () => scheduler.stop(),
     () => retries.stop(),
+    () => boardDispatcher.stop(),
     () => store.close(),
   ]);
 }

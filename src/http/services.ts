@@ -19,6 +19,8 @@ import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
 import type { RetrySweeper } from "../runs/retry-sweeper.js";
+import type { BoardDispatcher } from "../surfaces/board-dispatcher.js";
+import type { BoardService } from "../surfaces/board-service.js";
 import type { ScheduleService } from "../surfaces/schedule-service.js";
 import type { Scheduler } from "../surfaces/scheduler.js";
 import type { TriggerService } from "../surfaces/trigger-service.js";
@@ -57,6 +59,9 @@ export interface Services {
   scheduler: Scheduler;
   /** Custom-event trigger subscriptions and the emit. */
   triggers: TriggerService;
+  /** Team boards; main.ts starts the dispatcher that launches their ready cards. */
+  board: BoardService;
+  boardDispatcher: BoardDispatcher;
   /** Request body bytes the process holds at once, in all. */
   bodyBudget: BodyBudget;
   /** The delivery endpoint, for the route and the fast path alike. */

@@ -37,11 +37,32 @@ const EmitBody = Type.Object(
   },
   { additionalProperties: false },
 );
+const Column = Type.Union(["backlog", "ready", "running", "done", "blocked"].map((c) => Type.Literal(c as "ready")));
+const CardBody = Type.Object(
+  {
+    title: Type.String({ maxLength: 1000 }),
+    body: Type.Optional(Type.String({ maxLength: 65_536 })),
+    labels: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 64 })),
+    column: Type.Optional(Type.Union([Type.Literal("backlog"), Type.Literal("ready")])),
+    bot: Type.String({ minLength: 1, maxLength: 64 }),
+    vars: Type.Optional(Vars),
+    repo_url: Type.Optional(Type.Union([Text, Type.Null()])),
+    repo_ref: Type.Optional(Type.Union([Text, Type.Null()])),
+    project_path: Type.Optional(Type.Union([Text, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const CardParams = Type.Object({ id: Id, card_id: Id });
+const CardQuery = Type.Object(
+  { column: Type.Optional(Column), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
+  { additionalProperties: false },
+);
+const MoveBody = Type.Object({ column: Column }, { additionalProperties: false });
 const ScheduleParams = Type.Object({ id: Id, schedule_id: Id });
 const TriggerParams = Type.Object({ id: Id });
 const TriggerQuery = Type.Object({ team_id: Id }, { additionalProperties: false });
 
-/** Schedules (a team's, as the spec names them) and custom-event triggers (under /api/v1/). */
+/** Schedules (a team's, as the spec names them), custom-event triggers (under /api/v1/) and the team's board. */
 export function registerLaunchSurfaceRoutes(app: App, s: Services): void {
   const schedules = { tags: ["schedules"] };
   app.get("/api/teams/:id/schedules", { schema: { ...schedules, params: TeamParams } }, async (req) => ({
@@ -82,4 +103,24 @@ export function registerLaunchSurfaceRoutes(app: App, s: Services): void {
     if (result.kind === "denied") return sendDenial(reply, result.denial);
     return reply.code(200).send({ event: result.event, launches: result.launches });
   });
+
+  const board = { tags: ["board"] };
+  app.get("/api/teams/:id/board/cards", { schema: { ...board, params: TeamParams, querystring: CardQuery } }, async (req) => ({
+    cards: await s.board.list(req.principal, req.params.id, req.query.column, req.query.limit),
+  }));
+  app.post("/api/teams/:id/board/cards", { schema: { ...board, params: TeamParams, body: CardBody } }, async (req, reply) =>
+    reply.code(201).send(await s.board.create(req.principal, req.params.id, req.body)),
+  );
+  app.get("/api/teams/:id/board/cards/:card_id", { schema: { ...board, params: CardParams } }, async (req) =>
+    s.board.get(req.principal, req.params.id, req.params.card_id),
+  );
+  app.post("/api/teams/:id/board/cards/:card_id/move", { schema: { ...board, params: CardParams, body: MoveBody } }, async (req) =>
+    s.board.move(req.principal, req.params.id, req.params.card_id, req.body.column),
+  );
+  app.post("/api/teams/:id/board/cards/:card_id/retry", { schema: { ...board, params: CardParams } }, async (req) =>
+    s.board.retry(req.principal, req.params.id, req.params.card_id),
+  );
+  app.post("/api/teams/:id/board/cards/:card_id/approve", { schema: { ...board, params: CardParams } }, async (req) =>
+    s.board.approve(req.principal, req.params.id, req.params.card_id),
+  );
 }

@@ -37,7 +37,8 @@ describe("every registered route", () => {
     const memberToken = (await member.api.get("/api/users/me/tokens")).body.tokens[0].id;
     const schedule = (await teamAdmin.api.post(`/api/teams/${team.id}/schedules`, { name: "n", cron: "0 2 * * *", bot: "review-pr" })).body.id;
     const trigger = (await teamAdmin.api.post("/api/v1/triggers", { team_id: team.id, name: "n", event: "e", bot: "review-pr" })).body.id;
-    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, schedule, trigger]) expect(id).toEqual(expect.any(String));
+    const card = (await member.api.post(`/api/teams/${team.id}/board/cards`, { title: "c", bot: "improve", labels: ["needs:approval"] })).body.id;
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, schedule, trigger, card]) expect(id).toEqual(expect.any(String));
 
     // The intruder: admin of an org and a team of its own.
     const orgB = (await admin.post("/api/admin/orgs", { name: "Globex" })).body;
@@ -78,6 +79,8 @@ describe("every registered route", () => {
       "POST /api/v1/triggers": { team_id: team.id, name: "x", event: "e", bot: "review-pr" },
       "PATCH /api/v1/triggers/:id": { enabled: false },
       "POST /api/v1/triggers/emit": { team_id: team.id, event: "e" },
+      "POST /api/teams/:id/board/cards": { title: "x", bot: "improve" },
+      "POST /api/teams/:id/board/cards/:card_id/move": { column: "done" },
     };
     // Routes about the caller alone, which the intruder may use.
     const own = new Set(["GET /api/users/me", "POST /api/users/me/tokens", "GET /api/users/me/tokens"]);
@@ -96,6 +99,7 @@ describe("every registered route", () => {
         .replace(":secret_id", secret)
         .replace(":bot_id", bot)
         .replace(":schedule_id", schedule)
+        .replace(":card_id", card)
         .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "");
       expect(url, key).not.toContain(":");
       const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
@@ -108,6 +112,7 @@ describe("every registered route", () => {
     expect((await member.api.get(`/api/runs/${run}`)).body.status).toBe("queued");
     expect((await member.api.get(`/api/teams/${team.id}/schedules/${schedule}`)).body.enabled).toBe(true);
     expect((await member.api.get(`/api/v1/triggers/${trigger}`)).body.enabled).toBe(true);
+    expect((await member.api.get(`/api/teams/${team.id}/board/cards/${card}`)).body).toMatchObject({ column: "ready", labels: ["needs:approval"] });
     expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toHaveLength(1);
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(teamKey);
     expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);

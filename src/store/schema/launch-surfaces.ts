@@ -54,7 +54,38 @@ export interface TriggerLaunchesTable {
   created_at: number;
 }
 
+export type BoardColumn = "backlog" | "ready" | "running" | "done" | "blocked";
+
+/** A card of a team's board (store/board.ts). */
+export interface BoardCardsTable {
+  id: string;
+  team_id: string;
+  title: string;
+  body: string;
+  /** JSON array of labels; `needs:approval` keeps a card from being dispatched. */
+  labels: string;
+  column: BoardColumn;
+  /** Why the card is where it is: created, issue_label, launch_refused, launch_given_up, approved, run_succeeded, … */
+  provenance: string;
+  source_issue_ref: string | null;
+  bot_id: string;
+  vars: string;
+  repo_url: string | null;
+  repo_ref: string | null;
+  project_path: string | null;
+  webhook_id: string | null;
+  /** Dispatches the gate refused since the card was last made ready. */
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number;
+  run_id: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface LaunchSurfaceTables {
+  board_cards: BoardCardsTable;
   schedules: SchedulesTable;
   trigger_subscriptions: TriggerSubscriptionsTable;
   trigger_launches: TriggerLaunchesTable;

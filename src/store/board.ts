@@ -1,0 +1,73 @@
+import { sql, type Insertable, type Selectable, type Updateable } from "kysely";
+import type { Db } from "./db.js";
+import type { BoardCardsTable, BoardColumn } from "./schema/launch-surfaces.js";
+
+export type BoardCardRow = Selectable<BoardCardsTable>;
+
+export async function insertCard(db: Db, row: Insertable<BoardCardsTable>): Promise<void> {
+  await db.insertInto("board_cards").values(row).execute();
+}
+
+export function findCard(db: Db, teamId: string, id: string): Promise<BoardCardRow | undefined> {
+  return db.selectFrom("board_cards").selectAll().where("id", "=", id).where("team_id", "=", teamId).executeTakeFirst();
+}
+
+export function findCardByIssue(db: Db, teamId: string, issueRef: string): Promise<BoardCardRow | undefined> {
+  return db.selectFrom("board_cards").selectAll().where("team_id", "=", teamId).where("source_issue_ref", "=", issueRef).executeTakeFirst();
+}
+
+export function listCards(db: Db, teamId: string, column: BoardColumn | undefined, limit: number): Promise<BoardCardRow[]> {
+  let q = db.selectFrom("board_cards").selectAll().where("team_id", "=", teamId);
+  if (column) q = q.where("column", "=", column);
+  return q.orderBy("created_at").orderBy("id").limit(limit).execute();
+}
+
+/** Changes a card only while it is in one of `from`; false when it moved first. */
+export async function updateCard(db: Db, id: string, from: readonly BoardColumn[], patch: Updateable<BoardCardsTable>): Promise<boolean> {
+  const r = await db.updateTable("board_cards").set(patch).where("id", "=", id).where("column", "in", from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Leases ready cards that are due and not waiting for approval, oldest first: each goes to one
+ * dispatcher until `leaseUntil`. The lease is taken by a conditional update per card, so two
+ * replicas never hold the same card.
+ */
+export async function leaseReadyCards(db: Db, now: number, leaseUntil: number, limit: number): Promise<BoardCardRow[]> {
+  const due = await db
+    .selectFrom("board_cards")
+    .select("id")
+    .where("column", "=", "ready")
+    .where("next_attempt_at", "<=", now)
+    .where("lease_until", "<=", now)
+    .where(sql<boolean>`labels not like '%"needs:approval"%'`)
+    .orderBy("next_attempt_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  const leased: BoardCardRow[] = [];
+  for (const { id } of due) {
+    const row = await db
+      .updateTable("board_cards")
+      .set({ lease_until: leaseUntil })
+      .where("id", "=", id)
+      .where("column", "=", "ready")
+      .where("lease_until", "<=", now)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) leased.push(row);
+  }
+  return leased;
+}
+
+/** Running cards whose run has ended, with the run's status. */
+export function cardsWithEndedRuns(db: Db, limit: number) {
+  return db
+    .selectFrom("board_cards")
+    .innerJoin("runs", "runs.id", "board_cards.run_id")
+    .select(["board_cards.id as id", "board_cards.run_id as run_id", "runs.status as run_status"])
+    .where("board_cards.column", "=", "running")
+    .where("runs.status", "in", ["succeeded", "failed", "cancelled"])
+    .limit(limit)
+    .execute();
+}
