@@ -114,6 +114,7 @@ export function composeServices(infra: Infrastructure): Services {
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config,
+    clock,
     store,
     metrics: infra.metrics,
     tokens,

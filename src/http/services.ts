@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Config } from "../config/config.js";
+import type { Clock } from "../core/clock.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Store } from "../store/store.js";
 import type { AccessTokens } from "../tenancy/tokens.js";
@@ -29,6 +30,7 @@ import type { DeliveryReceiver } from "./receive-delivery.js";
 /** Everything the routes call: capabilities built once in the composition root. */
 export interface Services {
   config: Config;
+  clock: Clock;
   store: Store;
   metrics: Metrics;
   tokens: AccessTokens;

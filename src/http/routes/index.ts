@@ -10,6 +10,7 @@ import { registerRunRoutes } from "./runs.js";
 import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
+import { registerConsoleRoutes } from "./console.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -26,4 +27,5 @@ export const routeModules: RouteModule[] = [
   registerLaunchSurfaceRoutes,
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,
+  registerConsoleRoutes,
 ];

@@ -2,7 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, seedTenancy, startTestApp, type TestApp } from "../../test-support/harness.js";
 
 /** Routes reachable without a token: everything else must answer an anonymous call with 401. */
-const PUBLIC = new Set(["GET /healthz", "GET /readyz", "GET /metrics", "GET /api/openapi.json", "POST /api/webhooks/:provider/:id"]);
+const PUBLIC = new Set([
+  "GET /healthz",
+  "GET /readyz",
+  "GET /metrics",
+  "GET /api/openapi.json",
+  "POST /api/webhooks/:provider/:id",
+  // The console authenticates itself with its cookie (console.test.ts walks its pages as an intruder).
+  "GET /console/style.css",
+  "GET /console",
+  "GET /console/teams/:id",
+  "GET /console/teams/:id/webhooks/:webhook_id",
+  "GET /console/teams/:id/runs",
+  "GET /console/teams/:id/ledger",
+  "GET /console/runs/:id",
+  "GET /console/orgs/:id/usage",
+  "POST /console/sign-in",
+  "POST /console/sign-out",
+]);
 
 describe("every registered route", () => {
   let t: TestApp;

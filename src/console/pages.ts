@@ -1,0 +1,136 @@
+import type { Services } from "../http/services.js";
+import type { Principal } from "../tenancy/access.js";
+import { html, type Safe } from "./html.js";
+import { bar, statusBadge, table } from "./layout.js";
+
+type Titled = { title: string; body: Safe };
+const when = (isoText: string | null) => (isoText ? html`<time datetime="${isoText}">${isoText.replace("T", " ").slice(0, 19)}</time>` : "");
+const usd = (n: number) => `${n.toFixed(2)} USD`;
+const count = (n: number) => String(n);
+
+/** The user's orgs and teams. */
+export async function homePage(s: Services, p: Principal): Promise<Titled> {
+  const me = await s.tenancy.me(p);
+  const orgs = me.orgs.map((o) => html`<tr><td>${o.name}</td><td>${o.role}</td><td><a href="/console/orgs/${o.id}/usage">usage this month</a></td></tr>`);
+  const teams = me.teams.map(
+    (t) =>
+      html`<tr><td><a href="/console/teams/${t.id}">${t.name}</a></td><td>${t.role}</td><td><a href="/console/teams/${t.id}/runs">runs</a> · <a href="/console/teams/${t.id}/ledger">credential ledger</a></td></tr>`,
+  );
+  return {
+    title: "Your teams",
+    body: html`${table(["Team", "Role", ""], teams, "You are not a member of any team yet.")}
+<h2>Organisations</h2>${table(["Organisation", "Role", ""], orgs, "You are not a member of any organisation yet.")}`,
+  };
+}
+
+/** A team's webhooks with their delivery URL and state. */
+export async function teamPage(s: Services, p: Principal, teamId: string): Promise<Titled> {
+  const team = await s.tenancy.getTeam(p, teamId);
+  const hooks = await s.webhooks.list(p, teamId);
+  const rows = hooks.map(
+    (w) => html`<tr><td><a href="/console/teams/${teamId}/webhooks/${w.id}">${w.name}</a></td><td>${w.provider}</td>
+<td>${statusBadge(w.enabled ? "active" : "suspended")}</td><td>${w.sign_mode}</td><td><code>${w.delivery_url}</code></td></tr>`,
+  );
+  return {
+    title: `Team ${team.name}`,
+    body: html`<p><a href="/console/teams/${teamId}/runs">Runs</a> · <a href="/console/teams/${teamId}/ledger">Credential ledger</a></p>
+<h2>Webhooks</h2>${table(["Webhook", "Provider", "State", "Signing", "Delivery URL"], rows, "No webhooks yet.")}`,
+  };
+}
+
+const SINCE: Record<string, number> = { hour: 3600_000, day: 86_400_000, week: 7 * 86_400_000 };
+
+/** A webhook's delivery log, newest first, filtered by status, event and time. */
+export async function deliveriesPage(
+  s: Services,
+  p: Principal,
+  teamId: string,
+  webhookId: string,
+  q: Record<string, string | undefined>,
+  now: number,
+): Promise<Titled> {
+  const hook = await s.webhooks.get(p, teamId, webhookId);
+  const all = await s.webhooks.deliveries(p, teamId, webhookId, 1000);
+  const since = q.since && SINCE[q.since] ? now - SINCE[q.since]! : 0;
+  const shown = all.filter(
+    (d) => (!q.status || d.status === q.status) && (!q.event || d.event_kind === q.event) && (!since || Date.parse(d.created_at ?? "") >= since),
+  );
+  const statuses = [...new Set(all.map((d) => d.status))].sort();
+  const events = [...new Set(all.map((d) => d.event_kind).filter((e): e is string => !!e))].sort();
+  const option = (value: string, label: string, selected: string | undefined) =>
+    html`<option value="${value}"${value === (selected ?? "") ? html` selected` : ""}>${label}</option>`;
+  const rows = shown.map(
+    (
+      d,
+    ) => html`<tr><td>${when(d.created_at)}</td><td>${statusBadge(d.status)}</td><td>${d.event_kind ?? ""}${d.event_action ? html` <span class="muted">${d.event_action}</span>` : ""}</td>
+<td>${d.subject_id ?? ""}</td><td>${d.bot_id ?? ""}</td><td>${d.reason ?? ""}${d.denial_reason ? html` <code>${d.denial_reason}</code>` : ""}</td>
+<td>${d.run_id ? html`<a href="/console/runs/${d.run_id}">${d.run_id}</a>` : ""}</td></tr>`,
+  );
+  return {
+    title: `Deliveries of ${hook.name}`,
+    body: html`<p class="muted">${hook.provider} · <code>${hook.delivery_url}</code></p>
+<form class="filters" method="get">
+  <label>Status <select name="status">${option("", "any", q.status)}${statuses.map((v) => option(v, v.replaceAll("_", " "), q.status))}</select></label>
+  <label>Event <select name="event">${option("", "any", q.event)}${events.map((v) => option(v, v, q.event))}</select></label>
+  <label>Since <select name="since">${option("", "any time", q.since)}${option("hour", "last hour", q.since)}${option("day", "last day", q.since)}${option("week", "last week", q.since)}</select></label>
+  <button type="submit">Filter</button>
+</form>
+${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows, "No delivery matches.")}`,
+  };
+}
+
+/** A team's runs, newest first. */
+export async function runsPage(s: Services, p: Principal, teamId: string): Promise<Titled> {
+  const team = await s.tenancy.getTeam(p, teamId);
+  const runs = await s.runs.list(p, teamId, { limit: 100 });
+  const rows = runs.map(
+    (r) => html`<tr><td><a href="/console/runs/${r.id}">${r.id}</a></td><td>${statusBadge(r.status)}</td><td>${r.bot_id}</td><td>${r.source}</td>
+<td>${r.attempt}</td><td>${when(r.created_at)}</td><td>${r.failure_code ?? ""}</td></tr>`,
+  );
+  return { title: `Runs of ${team.name}`, body: table(["Run", "Status", "Bot", "Source", "Attempt", "Created", "Failure"], rows, "No runs yet.") };
+}
+
+/** One run with its attempts and its usage. */
+export async function runPage(s: Services, p: Principal, runId: string): Promise<Titled> {
+  const r = await s.runs.get(p, runId);
+  const attempts = r.attempts.map(
+    (a) =>
+      html`<tr><td>${a.number}</td><td>${statusBadge(a.status)}</td><td>${when(a.started_at)}</td><td>${when(a.finished_at)}</td><td>${a.failure_code ?? ""}</td></tr>`,
+  );
+  return {
+    title: `Run ${r.id}`,
+    body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
+<p class="muted">Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>${r.delivery_id ? html` · delivery ${r.delivery_id}` : ""}${r.repo_url ? html` · ${r.repo_url}` : ""}</p>
+<h2>Attempts</h2>${table(["#", "Status", "Started", "Finished", "Failure"], attempts, "Not started yet.")}
+<h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>`,
+  };
+}
+
+/** An org's month against its caps. */
+export async function usagePage(s: Services, p: Principal, orgId: string): Promise<Titled> {
+  const u = await s.usage.orgUsage(p, orgId, "org");
+  const teams = u.teams.map(
+    (t) => html`<tr><td>${t.name}</td><td>${t.active_runs}</td><td>${t.max_concurrent_runs || "none"}</td><td>${t.launch_rate_per_min || "none"}</td></tr>`,
+  );
+  return {
+    title: `${u.org.name}: usage in ${u.month}`,
+    body: html`${bar("Spend", u.cost_usd_this_month, u.monthly_cost_cap_usd, usd)}${bar("Runs", u.runs_this_month, u.monthly_run_quota, count)}
+<p class="muted">Webhook calls this month: ${u.webhook_calls_this_month} · active runs: ${u.active_runs}</p>
+<h2>Teams</h2>${table(["Team", "Active runs", "Max concurrent runs", "Launches per minute"], teams, "No teams.")}`,
+  };
+}
+
+/** The team's share of the credential ledger for a month. */
+export async function ledgerPage(s: Services, p: Principal, teamId: string, month: string | undefined): Promise<Titled> {
+  const team = await s.tenancy.getTeam(p, teamId);
+  const l = await s.usage.teamCredentials(p, teamId, { month: month || undefined });
+  const rows = l.credentials.map(
+    (c) =>
+      html`<tr><td><code>${c.fingerprint.slice(0, 12)}…</code></td><td>${c.provider}</td><td>${c.tier}</td><td>${usd(c.metered_usd)}</td><td>${usd(c.estimated_usd)}</td><td>${c.attempts}</td></tr>`,
+  );
+  return {
+    title: `Credential ledger of ${team.name}, ${l.month}`,
+    body: html`<form class="filters" method="get"><label>Month <input name="month" value="${l.month}" pattern="\\d{4}-\\d{2}" inputmode="numeric"></label><button type="submit">Show</button></form>
+${table(["Key", "Provider", "Tier", "Metered", "Estimated", "Attempts"], rows, "Nothing charged to a key this month.")}`,
+  };
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
+
+type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+
+describe.each(storeKinds())("the web console on %s", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+  const origin = "http://127.0.0.1:8080";
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    s = await seedTenancy(t);
+  });
+  afterAll(() => t.close());
+
+  const get = (url: string, token?: string) =>
+    t.app.inject({ method: "GET", url, headers: token ? { cookie: `console_token=${encodeURIComponent(token)}` } : {} });
+  const signIn = (token: string, headers: Record<string, string> = { origin }) =>
+    t.app.inject({
+      method: "POST",
+      url: "/console/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      payload: `token=${encodeURIComponent(token)}`,
+    });
+  const memberToken = () => s.member.api.post("/api/users/me/tokens", { name: "console" }).then((r) => r.body.token as string);
+
+  it("shows the sign-in page to an anonymous visitor, and signs in with a token into an HttpOnly, SameSite=Strict cookie", async () => {
+    const anon = await get("/console");
+    expect(anon.statusCode).toBe(200);
+    expect(anon.body).toContain('<form method="post" action="/console/sign-in">');
+    expect(anon.headers["cache-control"]).toBe("no-store");
+    const token = await memberToken();
+    const ok = await signIn(token);
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe("/console");
+    expect(ok.headers["set-cookie"]).toMatch(/^console_token=iap_[^;]+; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    const home = await get("/console", token);
+    expect(home.body).toContain("Signed in as <strong>member</strong>");
+    expect(home.body).toContain(`href="/console/teams/${s.team.id}"`);
+    expect(home.body).not.toContain(token);
+  });
+
+  it("refuses a bad token, a cross-site sign-in and a cross-site sign-out", async () => {
+    expect((await signIn("iap_nope")).statusCode).toBe(401);
+    const token = await memberToken();
+    expect((await signIn(token, { origin: "https://evil.example" })).statusCode).toBe(403);
+    expect((await signIn(token, {})).statusCode).toBe(403);
+    const out = await t.app.inject({ method: "POST", url: "/console/sign-out", headers: { origin: "https://evil.example", cookie: `console_token=${token}` } });
+    expect(out.statusCode).toBe(403);
+    expect((await get("/console", "iap_revoked")).statusCode).toBe(401);
+  });
+
+  it("shows a webhook's delivery log with each reason, filtered by status and event, escaping what the forge sent", async () => {
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", name: "ci <hook>", bot_ids: ["review-pr"] })).body;
+    const deliver = (body: unknown) =>
+      t.app.inject({
+        method: "POST",
+        url: `/api/webhooks/generic/${hook.config.id}`,
+        headers: { "x-service-webhook-token": hook.token, "content-type": "application/json" },
+        payload: body as object,
+      });
+    expect((await deliver({ bot: "review-pr", vars: { a: "1" } })).statusCode).toBe(200);
+    expect((await deliver({ bot: "<script>alert(1)</script>" })).statusCode).toBe(400);
+    const token = await memberToken();
+    const team = await get(`/console/teams/${s.team.id}`, token);
+    expect(team.body).toContain("ci &lt;hook&gt;");
+    expect(team.body).toContain(`/api/webhooks/generic/${hook.config.id}`);
+    const log = await get(`/console/teams/${s.team.id}/webhooks/${hook.config.id}`, token);
+    expect(log.body).toContain('<span class="status s-launched">launched</span>');
+    expect(log.body).toContain('<span class="status s-invalid">invalid</span>');
+    expect(log.body).not.toContain("<script>alert(1)</script>");
+    const launched = await get(`/console/teams/${s.team.id}/webhooks/${hook.config.id}?status=launched`, token);
+    expect(launched.body).toContain("s-launched");
+    expect(launched.body).not.toContain('<span class="status s-invalid">');
+    const runId = /href="\/console\/runs\/(run_[a-z0-9]+)"/.exec(launched.body)?.[1];
+    const run = await get(`/console/runs/${runId}`, token);
+    expect(run.body).toContain("<h2>Attempts</h2>");
+    expect(run.body).toContain("review-pr");
+  });
+
+  it("shows an org's usage against its caps and the team's ledger, and nothing of another org", async () => {
+    await s.admin.patch(`/api/admin/orgs/${s.org.id}`, { monthly_run_quota: 10, monthly_cost_cap_usd: 5 });
+    const token = await memberToken();
+    const usage = await get(`/console/orgs/${s.org.id}/usage`, token);
+    expect(usage.body).toMatch(/<strong>Runs<\/strong>: \d+ of 10/);
+    expect(usage.body).toContain('role="meter"');
+    expect((await get(`/console/teams/${s.team.id}/ledger?month=2026-11`, token)).statusCode).toBe(200);
+    expect((await get(`/console/teams/${s.team.id}/ledger?month=nope`, token)).statusCode).toBe(400);
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Globex" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    for (const url of [
+      `/console/teams/${s.team.id}`,
+      `/console/orgs/${s.org.id}/usage`,
+      `/console/teams/${s.team.id}/runs`,
+      `/console/teams/${s.team.id}/ledger`,
+    ]) {
+      const r = await get(url, intruder);
+      expect(r.statusCode, url).toBe(404);
+      expect(r.body).not.toContain("Platform");
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { ServiceError } from "../../core/errors.js";
+import { html } from "../../console/html.js";
+import { page } from "../../console/layout.js";
+import { deliveriesPage, homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
+import { CONSOLE_CSS } from "../../console/style.js";
+import type { Principal } from "../../tenancy/access.js";
+import type { App, Services } from "../services.js";
+
+type Page = (p: Principal, req: FastifyRequest) => Promise<{ title: string; body: ReturnType<typeof html> }>;
+const STATUS: Record<string, number> = { not_found: 404, forbidden: 403, invalid_request: 400 };
+
+/**
+ * The web console: server-rendered pages over the same capabilities as the API, signed in with a
+ * token kept in an HttpOnly, SameSite=Strict cookie. Its routes authenticate themselves (they
+ * are public to the API's bearer check), and answer an anonymous visit with the sign-in page.
+ */
+export function registerConsoleRoutes(app: App, s: Services): void {
+  const secure = s.config.baseUrl.startsWith("https:");
+  const config = { public: true };
+  const noStore = (reply: FastifyReply) => reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8");
+
+  const signInPage = (error?: string) =>
+    page(
+      "Sign in",
+      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<form method="post" action="/console/sign-in">
+  <label>Access token <input name="token" type="password" autocomplete="off" required placeholder="iap_…"></label>
+  <p><button type="submit">Sign in</button></p>
+</form>
+<p class="muted">Create a token with <code>POST /api/users/me/tokens</code>, or ask an admin for one.</p>`,
+    );
+
+  const view = (fn: Page) => async (req: FastifyRequest, reply: FastifyReply) => {
+    noStore(reply);
+    const token = tokenOf(req);
+    const principal = token ? await s.tokens.authenticate(token) : undefined;
+    if (!principal) return reply.code(token ? 401 : 200).send(signInPage(token ? "Your session has ended; sign in again." : undefined));
+    const me = await s.tenancy.me(principal);
+    try {
+      const { title, body } = await fn(principal, req);
+      return reply.send(page(title, body, me));
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      return reply.code(STATUS[err.code] ?? 400).send(page("Not available", html`<p class="error">${err.message}</p>`, me));
+    }
+  };
+  const params = (req: FastifyRequest) => req.params as Record<string, string>;
+  const query = (req: FastifyRequest) => req.query as Record<string, string | undefined>;
+
+  app.get("/console/style.css", { config }, async (_req, reply) =>
+    reply.type("text/css; charset=utf-8").header("cache-control", "max-age=300").send(CONSOLE_CSS),
+  );
+  app.get(
+    "/console",
+    { config },
+    view((p) => homePage(s, p)),
+  );
+  app.get(
+    "/console/teams/:id",
+    { config },
+    view((p, req) => teamPage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/teams/:id/webhooks/:webhook_id",
+    { config },
+    view((p, req) => deliveriesPage(s, p, params(req).id!, params(req).webhook_id!, query(req), s.clock.now())),
+  );
+  app.get(
+    "/console/teams/:id/runs",
+    { config },
+    view((p, req) => runsPage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/teams/:id/ledger",
+    { config },
+    view((p, req) => ledgerPage(s, p, params(req).id!, query(req).month)),
+  );
+  app.get(
+    "/console/runs/:id",
+    { config },
+    view((p, req) => runPage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/orgs/:id/usage",
+    { config },
+    view((p, req) => usagePage(s, p, params(req).id!)),
+  );
+
+  app.register(async (forms) => {
+    forms.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 8192 }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+    forms.post("/console/sign-in", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Sign in from the console's own page."));
+      const token = String((req.body as Record<string, unknown> | undefined)?.token ?? "").trim();
+      if (!(await s.tokens.authenticate(token))) return reply.code(401).send(signInPage("That token is unknown, revoked or expired."));
+      setToken(reply, token, secure);
+      return reply.redirect("/console", 303);
+    });
+    forms.post("/console/sign-out", { config }, async (req, reply) => {
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
+      clearToken(reply);
+      return reply.redirect("/console", 303);
+    });
+  });
+}
