@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
-import { effectiveLimit, noLimitApplies } from "../admission/decide-launch.js";
+import { effectiveLimit } from "../admission/decide-launch.js";
 import type { OrgLimitDefaults } from "../config/config.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
@@ -10,29 +10,25 @@ import { monthOf } from "../core/month.js";
 import { sha256Hex } from "../core/secrets.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
-import { duplicateRow, findDeliveryByKey, retryFailedDelivery, type KeyHolder, type NewDelivery } from "../store/deliveries.js";
-import { isUniqueViolation } from "../store/errors.js";
+import type { NewDelivery } from "../store/deliveries.js";
 import { ADMITTED, type CallAdmission, type CallLimits, type CallRefusal } from "../store/delivery-ledger.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
-import { invalidHttpStatus, launchRequestOf, type LaunchPlan } from "./delivery-decision.js";
+import { invalidHttpStatus } from "./delivery-decision.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
-import { baseRow, deliveryRow, planRowOf, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
+import { baseRow, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
 import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
-import { HeldKeys } from "./held-keys.js";
-import { launchDelivery, type RecordedLaunchResult } from "./launch-delivery.js";
+import { PlanLaunches } from "./plan-launch.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
 const NO_BODY = Buffer.alloc(0);
-/** A replay's row as sent: the store writes it as a duplicate (its `duplicateRow`) or not at all. */
-const REPLAY = { status: "duplicate" } as const;
 
 export interface DeliveryIntakeDeps {
   store: Store;
@@ -73,10 +69,11 @@ const REFUSED_HINTS_MAX = 10_000;
 export class DeliveryIntake {
   /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
   private readonly refusedUntil = new BoundedMap<string, number>(REFUSED_HINTS_MAX);
-  /** Idempotency keys this process saw held: a replay's hint, the store decides. */
-  private readonly heldKeys = new HeldKeys();
+  private readonly plans: PlanLaunches;
 
-  constructor(private readonly deps: DeliveryIntakeDeps) {}
+  constructor(private readonly deps: DeliveryIntakeDeps) {
+    this.plans = new PlanLaunches(deps);
+  }
 
   /** A delivery whose body is already read: {@link open}, then {@link receive}. */
   async deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
@@ -207,7 +204,7 @@ export class DeliveryIntake {
         const results: LaunchResultOf[] = [];
         // The first bot's launch writes the call's admission first; the others follow it.
         for (const [i, plan] of decision.launches.entries()) {
-          const result = await this.launchPlan(target, row, plan, i === 0 ? admission : undefined);
+          const result = await this.plans.launch(target, row, plan, i === 0 ? admission : undefined);
           if (result.kind === "refused") return refuse(result.refusal);
           results.push(result);
         }
@@ -254,119 +251,6 @@ export class DeliveryIntake {
     return { kind: "quota_exceeded", deliveryId };
   }
 
-  /** One bot's launch under its idempotency key: duplicate, retried launch_error, or a new row. */
-  private async launchPlan(
-    target: DeliveryTarget,
-    row: Base,
-    plan: LaunchPlan,
-    admission?: CallLimits,
-  ): Promise<LaunchResultOf | { kind: "refused"; refusal: CallRefusal }> {
-    const { config, owner } = target;
-    const { store, clock, ids, launcher } = this.deps;
-    const botId = plan.botId;
-    const planRow = planRowOf(row, plan);
-    const now = clock.now();
-    const launched = (runId: string) => ({
-      status: "launched" as const,
-      run_id: runId,
-      launched_at: now,
-      failed_at: null,
-      denial_reason: null,
-      reason: null,
-      updated_at: now,
-    });
-    const request = (deliveryId: string) => launchRequestOf(plan, config.tenant_id, config.id, deliveryId);
-    const { tenant_id: teamId } = config;
-    const key = plan.idempotencyKey;
-    /** This delivery's own row's id when another holds the key. */
-    const duplicateId = ids.next("dlv");
-    try {
-      let result: RecordedLaunchResult | undefined;
-      if (this.heldKeys.has(teamId, key)) {
-        // A key this process saw held: the key check and the duplicate's row, no launch built.
-        const answer = await store.ledger.commit({ admission, row: deliveryRow(planRow, REPLAY, duplicateId, key), replayOf: duplicateId });
-        if (answer.kind === "refused") return answer;
-        admission = undefined;
-        if (answer.kind === "taken") result = answer;
-        else if (answer.kind === "free") this.heldKeys.forget(teamId, key);
-        else throw new Error(`the ledger answered ${answer.kind} to a replay`);
-      }
-      /** The launch's row: a new one, or a launch_error row of the same key that this delivery retries. */
-      let deliveryId = "";
-      if (!result) {
-        const newId = ids.next("dlv");
-        deliveryId = newId;
-        result = await launchDelivery(this.deps, request(newId), {
-          tenantId: teamId,
-          idempotencyKey: key,
-          admission,
-          ungated: noLimitApplies(owner.org, owner.team, this.deps.limitDefaults),
-          row: (run) => deliveryRow(planRow, launched(run.id), newId, key),
-          replayOf: duplicateId,
-        });
-      }
-      if (result.kind === "refused") return result;
-      let retried = false;
-      if (result.kind === "taken") {
-        if (result.holder.status !== "launch_error") {
-          this.heldKeys.remember(teamId, key);
-          return this.duplicate(planRow, result.holder, botId, result.recorded ? duplicateId : undefined);
-        }
-        // A launch the gate denied before: retried under the same row.
-        const failedBefore = result.holder;
-        deliveryId = failedBefore.id;
-        retried = true;
-        result = await launcher.launch(request(failedBefore.id), {
-          within: async (tx, run) => {
-            if (!(await retryFailedDelivery(tx, failedBefore.id, launched(run.id)))) throw new LostRace();
-          },
-        });
-      }
-      if (result.kind === "launched") {
-        this.heldKeys.remember(teamId, key);
-        this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launched" });
-        return { kind: "launched", deliveryId, runId: result.run.id, botId };
-      }
-      const failed = {
-        status: "launch_error" as const,
-        run_id: null,
-        launched_at: null,
-        failed_at: now,
-        denial_reason: result.denial.error,
-        reason: result.denial.detail,
-        updated_at: now,
-      };
-      if (retried) {
-        if (!(await store.tx((tx) => retryFailedDelivery(tx, deliveryId, failed)))) throw new LostRace();
-      } else {
-        await store.ledger.commit({ row: deliveryRow(planRow, failed, deliveryId, key) });
-      }
-      this.deps.metrics.webhookDeliveries.inc({ provider: config.provider, status: "launch_error" });
-      return { kind: "denied", deliveryId, botId, denial: result.denial };
-    } catch (err) {
-      if (!(err instanceof LostRace) && !isUniqueViolation(err)) throw err;
-      // Another delivery of the same event won the key: this one is its duplicate.
-      const winner = await findDeliveryByKey(store.db, teamId, key);
-      if (!winner) throw err;
-      this.heldKeys.remember(teamId, key);
-      return this.duplicate(planRow, winner, botId);
-    }
-  }
-
-  /** A duplicate's own row, unless the launch wrote it already (`recordedId`). */
-  private async duplicate(row: Base, original: KeyHolder, botId: string, recordedId?: string): Promise<LaunchResultOf> {
-    const deliveryId = recordedId ?? (await this.recordDuplicate(row, original));
-    if (recordedId) this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
-    return { kind: "duplicate", deliveryId, runId: original.run_id, originalDeliveryId: original.id, botId };
-  }
-
-  private async recordDuplicate(row: Base, original: KeyHolder): Promise<string> {
-    const id = this.deps.ids.next("dlv");
-    await this.deps.store.ledger.commit({ row: duplicateRow(row, original, id) });
-    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status: "duplicate" });
-    return id;
-  }
-
   /** A non-launched row as a write of its own, counted once it is durable. */
   private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
     const id = this.deps.ids.next("dlv");
@@ -383,6 +267,3 @@ export class DeliveryIntake {
     return (id) => known.has(id);
   }
 }
-
-/** A concurrent retry took the launch_error row first. */
-class LostRace extends Error {}
