@@ -1,5 +1,5 @@
 import type { Db } from "./db.js";
-import type { RunRow } from "./runs.js";
+import { nextAttemptColumns, type RunRow } from "./runs.js";
 
 /** The org's and the webhook's layers of a run's retry policy (the webhook's undefined for other launches). */
 export async function retryLayersOf(db: Db, runId: string) {
@@ -94,23 +94,7 @@ export function listDeadLetters(db: Db, teamId: string, limit: number): Promise<
 export async function republishRun(db: Db, runId: string, now: number): Promise<boolean> {
   const r = await db
     .updateTable("runs")
-    .set((eb) => ({
-      status: "queued",
-      attempt: eb("attempt", "+", 1),
-      metered_attempt: eb("attempt", "+", 1),
-      failure_code: null,
-      failure_detail: null,
-      cancel_requested: 0,
-      claim_token: null,
-      claimed_by: null,
-      lease_expires_at: null,
-      retry_at: null,
-      dead_lettered_at: null,
-      dead_letter_reason: null,
-      queued_at: now,
-      updated_at: now,
-      finished_at: null,
-    }))
+    .set((eb) => ({ ...nextAttemptColumns(eb, now), metered_attempt: eb("attempt", "+", 1), retry_at: null }))
     .where("id", "=", runId)
     .where("dead_lettered_at", "is not", null)
     .where("status", "in", ["failed", "failed_resumable"])

@@ -87,29 +87,31 @@ export async function releaseMetering(db: Db, runId: string): Promise<{ orgId: s
   return row?.metered_month ? { orgId: row.org_id, month: row.metered_month } : undefined;
 }
 
+/** The columns of a run put back on the queue as its next attempt (a resume, a re-publication). */
+export function nextAttemptColumns(eb: ExpressionBuilder<Database, "runs">, now: number) {
+  return {
+    status: "queued" as const,
+    attempt: eb("attempt", "+", 1),
+    failure_code: null,
+    failure_detail: null,
+    cancel_requested: 0,
+    claim_token: null,
+    claimed_by: null,
+    lease_expires_at: null,
+    queued_at: now,
+    updated_at: now,
+    finished_at: null,
+    // Back on the queue it leaves the dead-letter queue; an armed retry is inert until the attempt ends, which clears it.
+    dead_lettered_at: null,
+    dead_letter_reason: null,
+  };
+}
+
 /** Puts a failed run back on the queue as its next attempt; false when it is not resumable. */
 export async function requeueRun(db: Db, runId: string, now: number, actor: { userId: string | null; kind: string }): Promise<boolean> {
   const r = await db
     .updateTable("runs")
-    .set((eb) => ({
-      status: "queued",
-      attempt: eb("attempt", "+", 1),
-      source: "resume",
-      actor_user_id: actor.userId,
-      actor_kind: actor.kind,
-      failure_code: null,
-      failure_detail: null,
-      cancel_requested: 0,
-      claim_token: null,
-      claimed_by: null,
-      lease_expires_at: null,
-      queued_at: now,
-      updated_at: now,
-      finished_at: null,
-      // Resumed, it leaves the dead-letter queue; an armed retry is inert until the attempt ends, which clears it.
-      dead_lettered_at: null,
-      dead_letter_reason: null,
-    }))
+    .set((eb) => ({ ...nextAttemptColumns(eb, now), source: "resume", actor_user_id: actor.userId, actor_kind: actor.kind }))
     .where("id", "=", runId)
     .where("status", "in", ["failed", "failed_resumable"])
     .executeTakeFirst();

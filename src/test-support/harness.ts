@@ -186,3 +186,14 @@ export async function seedTenancy(t: TestApp) {
   await admin.put(`/api/teams/${otherTeam.id}/members/${outsider.id}`, { role: "admin" });
   return { admin, org, team, otherTeam, member, teamAdmin, orgAdmin, outsider };
 }
+
+export type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+
+/** An org and a team of their own (limits and status from the bodies), with the seed's member and team admin in them. */
+export async function freshTeam(s: Seed, teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) {
+  const org = (await s.admin.post("/api/admin/orgs", { name: `O${Math.random()}`, ...orgBody })).body;
+  const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "T", ...teamBody })).body;
+  await s.admin.put(`/api/teams/${team.id}/members/${s.member.id}`, { role: "member" });
+  await s.admin.put(`/api/teams/${team.id}/members/${s.teamAdmin.id}`, { role: "admin" });
+  return { org: org as { id: string }, team: team as { id: string } };
+}

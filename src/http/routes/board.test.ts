@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../config/logger.js";
 import { BoardDispatcher, MAX_CARD_ATTEMPTS } from "../../surfaces/board-dispatcher.js";
-import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
-
-type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
 const MINUTE = 60_000;
 
@@ -17,13 +15,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   });
   afterAll(() => t.close());
 
-  const freshTeam = async (teamBody: Record<string, unknown> = {}) => {
-    const org = (await s.admin.post("/api/admin/orgs", { name: `O${Math.random()}` })).body;
-    const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "T", ...teamBody })).body;
-    await s.admin.put(`/api/teams/${team.id}/members/${s.member.id}`, { role: "member" });
-    await s.admin.put(`/api/teams/${team.id}/members/${s.teamAdmin.id}`, { role: "admin" });
-    return team as { id: string };
-  };
+  const freshTeamOf = async (teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) => (await freshTeam(s, teamBody, orgBody)).team;
   const cards = (teamId: string) => `/api/teams/${teamId}/board/cards`;
   const add = (teamId: string, body: Record<string, unknown> = {}) =>
     s.member.api.post(cards(teamId), { title: "Fix the flaky test", bot: "improve", ...body });
@@ -31,7 +23,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   const dispatch = () => t.services.boardDispatcher.dispatch();
 
   it("adds a card to ready; members read and move it; another org's user sees nothing", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = await add(team.id, { body: "It fails on Mondays", labels: ["flaky"], vars: { files: "a.ts" } });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({
@@ -53,7 +45,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   });
 
   it("launches a ready card through the gate as board-dispatcher, and settles it when its run ends", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await add(team.id, { vars: { files: "a.ts" } })).body;
     expect((await dispatch()).get(made.id)).toBe("launched");
     const running = await card(team.id, made.id);
@@ -69,7 +61,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   });
 
   it("returns a refused card to ready as launch_refused with a growing wait, and files it blocked as launch_given_up", async () => {
-    const team = await freshTeam({ max_concurrent_runs: 1 });
+    const team = await freshTeamOf({ max_concurrent_runs: 1 });
     await s.admin.post("/api/runs", { team_id: team.id, bot: "review-pr" });
     const made = (await add(team.id)).body;
     expect((await dispatch()).get(made.id)).toBe("launch_refused");
@@ -91,7 +83,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   });
 
   it("holds a needs:approval card until a team admin approves it", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await add(team.id, { labels: ["needs:approval"] })).body;
     expect((await dispatch()).get(made.id)).toBeUndefined();
     expect((await s.member.api.post(`${cards(team.id)}/${made.id}/approve`)).status).toBe(403);
@@ -102,7 +94,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
   });
 
   it("launches a card once when two replicas dispatch together", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await add(team.id)).body;
     const other = new BoardDispatcher({ store: t.store, clock: t.clock, launcher: t.services.launcher, log: createLogger("silent") });
     const [a, b] = await Promise.all([dispatch(), other.dispatch()]);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../config/logger.js";
 import { Scheduler } from "../../surfaces/scheduler.js";
-import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
-
-type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
 const MINUTE = 60_000;
 
@@ -18,13 +16,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   afterAll(() => t.close());
 
   /** A team of its own per test, so runs and limits do not mix; `teamAdmin` administers it. */
-  const freshTeam = async (teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) => {
-    const org = (await s.admin.post("/api/admin/orgs", { name: `O${Math.random()}`, ...orgBody })).body;
-    const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "T", ...teamBody })).body;
-    await s.admin.put(`/api/orgs/${org.id}/members/${s.teamAdmin.id}`, { role: "member" });
-    await s.admin.put(`/api/teams/${team.id}/members/${s.teamAdmin.id}`, { role: "admin" });
-    return team as { id: string };
-  };
+  const freshTeamOf = async (teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) => (await freshTeam(s, teamBody, orgBody)).team;
   const create = (teamId: string, body: Record<string, unknown>) =>
     s.teamAdmin.api.post(`/api/teams/${teamId}/schedules`, { name: "nightly", cron: "0 2 * * *", timezone: "Europe/Berlin", bot: "review-pr", ...body });
   const runsOf = (teamId: string) => t.store.db.selectFrom("runs").selectAll().where("team_id", "=", teamId).orderBy("created_at").execute();
@@ -70,7 +62,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   });
 
   it("launches each due occurrence once under the cloud-scheduler identity, and moves to the next", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await create(team.id, { cron: "*/30 * * * *", timezone: "UTC", vars: { depth: "full" } })).body;
     expect(made.next_run_at).toBe("2026-11-21T12:30:00.000Z");
     await sweep();
@@ -91,7 +83,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   });
 
   it("launches once for a day of missed occurrences, not a burst", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await create(team.id, { cron: "0 * * * *", timezone: "UTC" })).body;
     t.clock.set(Date.parse(made.next_run_at) + 24 * 60 * MINUTE + 10 * MINUTE);
     await sweep();
@@ -103,7 +95,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   });
 
   it("launches an occurrence once when two replicas sweep it together", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     await create(team.id, { cron: "*/5 * * * *", timezone: "UTC" });
     const other = new Scheduler({ store: t.store, clock: t.clock, launcher: t.services.launcher, log: createLogger("silent") });
     t.clock.advance(5 * MINUTE);
@@ -112,7 +104,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   });
 
   it("records the gate's refusal as last_error, skips the occurrence, and clears it at the next launch", async () => {
-    const team = await freshTeam({ max_concurrent_runs: 1 });
+    const team = await freshTeamOf({ max_concurrent_runs: 1 });
     const made = (await create(team.id, { cron: "*/10 * * * *", timezone: "UTC" })).body;
     const blocker = await s.admin.post("/api/runs", { team_id: team.id, bot: "review-pr" });
     expect(blocker.status).toBe(201);
@@ -133,7 +125,7 @@ describe.each(storeKinds())("schedules on %s", (kind) => {
   });
 
   it("stops launching a disabled schedule, and resumes from the next occurrence after now when enabled again", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = (await create(team.id, { cron: "*/15 * * * *", timezone: "UTC" })).body;
     const off = await s.teamAdmin.api.patch(`/api/teams/${team.id}/schedules/${made.id}`, { enabled: false });
     expect(off.body).toMatchObject({ enabled: false, next_run_at: null });

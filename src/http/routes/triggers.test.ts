@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
-
-type Seed = Awaited<ReturnType<typeof seedTenancy>>;
+import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
 describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   let t: TestApp;
@@ -13,14 +11,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
   afterAll(() => t.close());
 
-  const freshTeam = async (teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) => {
-    const org = (await s.admin.post("/api/admin/orgs", { name: `O${Math.random()}`, ...orgBody })).body;
-    const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "T", ...teamBody })).body;
-    await s.admin.put(`/api/orgs/${org.id}/members/${s.teamAdmin.id}`, { role: "member" });
-    await s.admin.put(`/api/teams/${team.id}/members/${s.teamAdmin.id}`, { role: "admin" });
-    await s.admin.put(`/api/teams/${team.id}/members/${s.member.id}`, { role: "member" });
-    return team as { id: string };
-  };
+  const freshTeamOf = async (teamBody: Record<string, unknown> = {}, orgBody: Record<string, unknown> = {}) => (await freshTeam(s, teamBody, orgBody)).team;
   const subscribe = (teamId: string, body: Record<string, unknown> = {}) =>
     s.teamAdmin.api.post("/api/v1/triggers", { team_id: teamId, name: `sub ${Math.random()}`, event: "deploy.finished", bot: "review-pr", ...body });
   const emit = (teamId: string, body: Record<string, unknown> = {}) =>
@@ -28,7 +19,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   const runsOf = (teamId: string) => t.store.db.selectFrom("runs").selectAll().where("team_id", "=", teamId).orderBy("created_at").execute();
 
   it("lists a team's subscriptions under /api/v1/triggers; members read, team admins write", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const made = await subscribe(team.id, { filter: { env: "prod" }, vars: { ENV: "{{payload.env}}" } });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({
@@ -64,7 +55,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
 
   it("fans one event out to the matching subscriptions, with their filled vars, under the trigger-spine identity", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const prod = (await subscribe(team.id, { filter: { env: "prod" }, vars: { ENV: "{{payload.env}}", BUILD: "#{{payload.build.number}}" } })).body;
     const any = (await subscribe(team.id, {})).body;
     await subscribe(team.id, { filter: { env: "staging" } });
@@ -90,7 +81,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
 
   it("launches nothing twice for an emit retried with its idempotency key", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const sub = (await subscribe(team.id)).body;
     const first = await emit(team.id, { idempotency_key: "ci-build-7" });
     const again = await emit(team.id, { idempotency_key: "ci-build-7" });
@@ -105,7 +96,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
 
   it("answers the pre-check's denial for the whole emit, launching nothing", async () => {
-    const team = await freshTeam({}, { status: "suspended" });
+    const team = await freshTeamOf({}, { status: "suspended" });
     await subscribe(team.id);
     const r = await emit(team.id);
     expect(r.status).toBe(403);
@@ -114,7 +105,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
 
   it("records a launch the gate refuses as the subscription's last_error, cleared by its next launch", async () => {
-    const team = await freshTeam({ max_concurrent_runs: 1 });
+    const team = await freshTeamOf({ max_concurrent_runs: 1 });
     const first = (await subscribe(team.id)).body;
     const second = (await subscribe(team.id)).body;
     const r = await emit(team.id);
@@ -132,7 +123,7 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
   });
 
   it("records vars a template fills past their limits as last_error, and launches the other subscriptions", async () => {
-    const team = await freshTeam();
+    const team = await freshTeamOf();
     const big = (await subscribe(team.id, { vars: { BODY: "{{payload.blob}}" } })).body;
     const fine = (await subscribe(team.id)).body;
     const r = await emit(team.id, { payload: { blob: "x".repeat(5000) } });

@@ -1,16 +1,20 @@
+/** What a schedule, a subscription and a card launch: the bot and the run's fields. */
+export interface LaunchTargetColumns {
+  bot_id: string;
+  /** JSON object of run variables (a subscription's may hold `{{payload.path}}`). */
+  vars: string;
+  repo_url: string | null;
+  repo_ref: string | null;
+  project_path: string | null;
+}
+
 /** A team's cron schedule (store/schedules.ts). */
-export interface SchedulesTable {
+export interface SchedulesTable extends LaunchTargetColumns {
   id: string;
   team_id: string;
   name: string;
   cron: string;
   timezone: string;
-  bot_id: string;
-  /** JSON object of run variables. */
-  vars: string;
-  repo_url: string | null;
-  repo_ref: string | null;
-  project_path: string | null;
   enabled: number;
   /** The occurrence the scheduler launches next; null while disabled. */
   next_run_at: number | null;
@@ -23,19 +27,13 @@ export interface SchedulesTable {
 }
 
 /** A team's subscription to a custom event (store/triggers.ts). */
-export interface TriggerSubscriptionsTable {
+export interface TriggerSubscriptionsTable extends LaunchTargetColumns {
   id: string;
   team_id: string;
   name: string;
   event: string;
   /** JSON object: payload path → the value it must equal. */
   filter: string;
-  bot_id: string;
-  /** JSON object of run variables, `{{payload.path}}` filled from the event. */
-  vars: string;
-  repo_url: string | null;
-  repo_ref: string | null;
-  project_path: string | null;
   enabled: number;
   last_run_id: string | null;
   last_launched_at: number | null;
@@ -57,7 +55,7 @@ export interface TriggerLaunchesTable {
 export type BoardColumn = "backlog" | "ready" | "running" | "done" | "blocked";
 
 /** A card of a team's board (store/board.ts). */
-export interface BoardCardsTable {
+export interface BoardCardsTable extends LaunchTargetColumns {
   id: string;
   team_id: string;
   title: string;
@@ -68,11 +66,6 @@ export interface BoardCardsTable {
   /** Why the card is where it is: created, issue_label, launch_refused, launch_given_up, approved, run_succeeded, … */
   provenance: string;
   source_issue_ref: string | null;
-  bot_id: string;
-  vars: string;
-  repo_url: string | null;
-  repo_ref: string | null;
-  project_path: string | null;
   webhook_id: string | null;
   /** Dispatches the gate refused since the card was last made ready. */
   attempts: number;
