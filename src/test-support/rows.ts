@@ -1,4 +1,5 @@
 import type { NewDelivery } from "../store/deliveries.js";
+import { newRunRow } from "../admission/new-run-row.js";
 import type { RunRow } from "../store/runs.js";
 
 /** A filtered delivery row under its own key, every column named; `over` sets the rest. */
@@ -34,43 +35,6 @@ export function testDeliveryRow(id: string, over: Partial<NewDelivery> = {}): Ne
 
 /** A queued webhook run of `teamId`, its first attempt metered in `month`; the store sets its org. */
 export function testRunRow(id: string, teamId: string, month = "2026-11"): RunRow {
-  return {
-    id,
-    org_id: "",
-    team_id: teamId,
-    bot_id: "review-pr",
-    status: "queued",
-    vars: "{}",
-    repo_url: null,
-    repo_ref: null,
-    project_path: null,
-    connection_id: null,
-    subject_id: null,
-    parent_subject_id: null,
-    webhook_id: null,
-    delivery_id: null,
-    source: "webhook",
-    actor_user_id: null,
-    actor_kind: "webhook",
-    attempt: 1,
-    metered_attempt: 1,
-    metered: 1,
-    metered_month: month,
-    retry_at: null,
-    auto_retries: 0,
-    runner_losses: 0,
-    dead_lettered_at: null,
-    dead_letter_reason: null,
-    failure_code: null,
-    failure_detail: null,
-    cancel_requested: 0,
-    claim_token: null,
-    claimed_by: null,
-    lease_expires_at: null,
-    queued_at: 1,
-    created_at: 1,
-    updated_at: 1,
-    started_at: null,
-    finished_at: null,
-  };
+  const request = { teamId, botId: "review-pr", vars: {}, source: "webhook" as const, actor: { userId: null, kind: "webhook" as const } };
+  return newRunRow(request, id, "", 1, month);
 }
