@@ -25,6 +25,9 @@ import { ParkedLaunches } from "./intake/parked-launches.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeClients } from "./forge/forge-clients.js";
+import { ForgeStep } from "./intake/forge-lanes/forge-step.js";
+import { WebhookForges } from "./intake/forge-lanes/webhook-forge.js";
 
 export interface Infrastructure {
   config: Config;
@@ -78,6 +81,18 @@ export function composeServices(infra: Infrastructure): Services {
     quietMs: infra.config.syncDebounceMs,
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
+  // One set of forge clients for the process: the permission cache is shared by every lane.
+  const forgeLog = infra.log.child({ component: "forge" });
+  const forgeClients = new ForgeClients({
+    clock,
+    log: {
+      debug: (m) => forgeLog.debug(m),
+      info: (m) => forgeLog.info(m),
+      warn: (m) => forgeLog.warn(m),
+      error: (m) => forgeLog.error(m),
+    },
+  });
+  const forge = new ForgeStep(new WebhookForges({ clients: forgeClients, credentials }));
   const intake = new DeliveryIntake({
     store,
     clock,
@@ -93,6 +108,7 @@ export function composeServices(infra: Infrastructure): Services {
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault,
     syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
+    forge,
   });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });

@@ -153,6 +153,7 @@ export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
       url: textAt(attrs, "url"),
       commentId: idAt(attrs, "id"),
       commentBody: strAt(attrs, "note"),
+      threadId: textAt(attrs, "discussion_id"),
       commentOn,
       state: stateOf(subject),
     });
