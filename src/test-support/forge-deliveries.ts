@@ -136,3 +136,18 @@ export function commandDelivery(provider: Forge, body: string, by: string, over:
     ? { event: "Note Hook", payload: gitlabNote(body, by, over) }
     : { event: "issue_comment", payload: githubLikeComment(provider, body, by, over) };
 }
+
+/** A review comment on GitHub (`pull_request_review_comment` created), replying in the thread `inReplyTo` opened. */
+export function githubReviewReply(body: string, by: string, inReplyTo: number | undefined, over: { id?: number } = {}) {
+  const p = githubExample(examples, "pull_request_review_comment", "created") as Record<string, any>;
+  githubRepo(p);
+  const repo = { id: WORLD.repoId, full_name: WORLD.repo };
+  Object.assign(p.pull_request, { number: WORLD.number, state: "open", html_url: `https://forge.test/${WORLD.repo}/pull/${WORLD.number}` });
+  Object.assign(p.pull_request.head, { sha: WORLD.headSha, ref: WORLD.headRef, repo });
+  Object.assign(p.pull_request.base, { ref: WORLD.baseRef, repo });
+  Object.assign(p.comment, { id: over.id ?? newCommentId(), body, user: { login: by, id: 5 } });
+  if (inReplyTo === undefined) delete p.comment.in_reply_to_id;
+  else p.comment.in_reply_to_id = inReplyTo;
+  p.sender = { login: by, id: 5 };
+  return p;
+}
