@@ -151,3 +151,31 @@ export function githubReviewReply(body: string, by: string, inReplyTo: number | 
   p.sender = { login: by, id: 5 };
   return p;
 }
+
+/** A click on "request review" from `reviewer` by `by` (forge_b/forge_c `pull_request` review_requested). */
+export function githubLikeReviewRequest(reviewer: string, by: string, updatedAt = WORLD.updatedAt) {
+  const p = githubExample(examples, "pull_request", "review_requested") as Record<string, any>;
+  githubRepo(p);
+  const repo = { id: WORLD.repoId, full_name: WORLD.repo };
+  Object.assign(p.pull_request, { number: WORLD.number, state: "open", draft: false, updated_at: updatedAt, user: { login: WORLD.maria.login, id: 42 } });
+  Object.assign(p.pull_request.head, { sha: WORLD.headSha, ref: WORLD.headRef, repo });
+  Object.assign(p.pull_request.base, { ref: WORLD.baseRef, repo });
+  p.requested_reviewer = { login: reviewer, id: 99 };
+  p.sender = { login: by, id: 5 };
+  return p;
+}
+
+/** A GitLab Merge Request Hook update whose changes.reviewers re-requests (or adds) `reviewer`. */
+export function gitlabReviewerUpdate(reviewer: string, by: string, how: "re_requested" | "added", updatedAt = "2024-03-04 11:25:00 UTC") {
+  const p = fixture("gitlab-merge-request-update-unchanged") as Record<string, any>;
+  Object.assign(p.project, { id: WORLD.repoId, path_with_namespace: WORLD.repo });
+  Object.assign(p.object_attributes, { iid: WORLD.number, source_project_id: WORLD.repoId, target_project_id: WORLD.repoId, updated_at: updatedAt });
+  p.user = { ...p.user, username: by, id: 5 };
+  p.changes = {
+    reviewers:
+      how === "re_requested"
+        ? { previous: [{ username: reviewer }], current: [{ username: reviewer, re_requested: true }] }
+        : { previous: [], current: [{ username: reviewer }] },
+  };
+  return p;
+}
