@@ -179,3 +179,26 @@ export function gitlabReviewerUpdate(reviewer: string, by: string, how: "re_requ
   };
   return p;
 }
+
+/** An issue opened by `author` (forge_b/forge_c `issues` opened), with GitHub's author_association. */
+export function githubLikeIssueOpened(author: string | undefined, association?: string) {
+  const p = githubExample(examples, "issues", "opened") as Record<string, any>;
+  githubRepo(p);
+  Object.assign(p.issue, { number: 3, state: "open", title: "Sprockets are slow", body: "They take 2 s.", labels: [] });
+  if (author === undefined) delete p.issue.user;
+  else p.issue.user = { login: author, id: 5 };
+  if (association === undefined) delete p.issue.author_association;
+  else p.issue.author_association = association;
+  p.sender = { login: author ?? "ghost", id: 5 };
+  return p;
+}
+
+/** GitHub's merge queue ejecting the pull request (`pull_request` dequeued) for `reason`. */
+export function githubDequeued(reason: string, headSha = WORLD.headSha) {
+  const p = githubLikeReviewRequest(WORLD.bot.login, WORLD.maria.login);
+  p.action = "dequeued";
+  p.reason = reason;
+  delete p.requested_reviewer;
+  p.pull_request.head.sha = headSha;
+  return p;
+}

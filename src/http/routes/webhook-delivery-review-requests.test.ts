@@ -38,6 +38,19 @@ describe.each(cases)("re-requested reviews on %s, %s", (kind, forge: Forge) => {
     w.t.clock.advance(60_000);
   });
 
+  it("the plain automatic path (PR or MR opened) makes no forge call", async () => {
+    const hook = await forgeHook(w, forge);
+    const c = click(WORLD.bot.login, WORLD.maria.login);
+    const p = c.payload as Record<string, any>;
+    if (forge === "forge_a") {
+      p.object_attributes.action = "open";
+      delete p.changes;
+    } else p.action = "opened";
+    const { res, calls } = await send(hook, c);
+    expect(res.body).toMatchObject({ status: "launched", bot: "review-pr" });
+    expect(calls).toEqual([]);
+  });
+
   it("a developer's click on the bot launches the review bot; the same delivery again is a duplicate", async () => {
     const hook = await forgeHook(w, forge);
     const c = click(WORLD.bot.login, WORLD.maria.login);
