@@ -153,7 +153,7 @@ export function githubReviewReply(body: string, by: string, inReplyTo: number | 
 }
 
 /** A click on "request review" from `reviewer` by `by` (forge_b/forge_c `pull_request` review_requested). */
-export function githubLikeReviewRequest(reviewer: string, by: string, updatedAt = WORLD.updatedAt) {
+export function githubLikeReviewRequest(reviewer: string, by: string, updatedAt: string = WORLD.updatedAt) {
   const p = githubExample(examples, "pull_request", "review_requested") as Record<string, any>;
   githubRepo(p);
   const repo = { id: WORLD.repoId, full_name: WORLD.repo };
@@ -166,7 +166,7 @@ export function githubLikeReviewRequest(reviewer: string, by: string, updatedAt 
 }
 
 /** A GitLab Merge Request Hook update whose changes.reviewers re-requests (or adds) `reviewer`. */
-export function gitlabReviewerUpdate(reviewer: string, by: string, how: "re_requested" | "added", updatedAt = "2024-03-04 11:25:00 UTC") {
+export function gitlabReviewerUpdate(reviewer: string, by: string, how: "re_requested" | "added", updatedAt: string = "2024-03-04 11:25:00 UTC") {
   const p = fixture("gitlab-merge-request-update-unchanged") as Record<string, any>;
   Object.assign(p.project, { id: WORLD.repoId, path_with_namespace: WORLD.repo });
   Object.assign(p.object_attributes, { iid: WORLD.number, source_project_id: WORLD.repoId, target_project_id: WORLD.repoId, updated_at: updatedAt });
@@ -194,7 +194,7 @@ export function githubLikeIssueOpened(author: string | undefined, association?: 
 }
 
 /** GitHub's merge queue ejecting the pull request (`pull_request` dequeued) for `reason`. */
-export function githubDequeued(reason: string, headSha = WORLD.headSha) {
+export function githubDequeued(reason: string, headSha: string = WORLD.headSha) {
   const p = githubLikeReviewRequest(WORLD.bot.login, WORLD.maria.login);
   p.action = "dequeued";
   p.reason = reason;

@@ -22,8 +22,8 @@ describe.each(cases)("re-requested reviews on %s, %s", (kind, forge: Forge) => {
   let w: ForgeWorld;
   const click = (reviewer: string, by: string, updatedAt?: string) =>
     forge === "forge_a"
-      ? { event: "Merge Request Hook", payload: gitlabReviewerUpdate(reviewer, by, "re_requested", updatedAt && `2024-03-05 ${updatedAt} UTC`) }
-      : { event: "pull_request", payload: githubLikeReviewRequest(reviewer, by, updatedAt && `2026-11-21T${updatedAt}Z`) };
+      ? { event: "Merge Request Hook", payload: gitlabReviewerUpdate(reviewer, by, "re_requested", updatedAt === undefined ? undefined : `2024-03-05 ${updatedAt} UTC`) }
+      : { event: "pull_request", payload: githubLikeReviewRequest(reviewer, by, updatedAt === undefined ? undefined : `2026-11-21T${updatedAt}Z`) };
   const send = async (hook: Hook, c: { event: string; payload: unknown }) => {
     const from = fakeOf(w, forge).requests.length;
     const res = await deliver(w, hook, c.event, c.payload);
