@@ -28,6 +28,7 @@ import { deliveryReceiver } from "./http/receive-delivery.js";
 import { ForgeClients } from "./forge/forge-clients.js";
 import { ForgeStep } from "./intake/forge-lanes/forge-step.js";
 import { WebhookForges } from "./intake/forge-lanes/webhook-forge.js";
+import { OverlapStep } from "./intake/overlap.js";
 
 export interface Infrastructure {
   config: Config;
@@ -109,6 +110,7 @@ export function composeServices(infra: Infrastructure): Services {
     syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
     forge,
+    overlap: new OverlapStep({ store }),
   });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });

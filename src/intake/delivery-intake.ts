@@ -20,6 +20,7 @@ import { checkDeliveryToken } from "./check-delivery-token.js";
 import { invalidHttpStatus, launchRequestOf, type LaunchPlan } from "./delivery-decision.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { ForgeStep } from "./forge-lanes/forge-step.js";
+import type { OverlapStep } from "./overlap.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
@@ -56,6 +57,8 @@ export interface DeliveryIntakeDeps {
   botLogins: readonly string[];
   /** Performs the forge checks a lane asks for, before any write of the delivery. */
   forge: ForgeStep;
+  /** The webhook's `overlap` against runs in flight, before any write. */
+  overlap: OverlapStep;
 }
 
 /** How long a webhook whose monthly quota refused a call takes the admission-first path. */
@@ -210,6 +213,7 @@ export class DeliveryIntake {
         for (const [i, plan] of decision.launches.entries()) {
           const result = await this.launchPlan(target, row, plan, i === 0 ? admission : undefined);
           if (result.kind === "refused") return refuse(result.refusal);
+          if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
           results.push(result);
         }
         return { kind: "launch", results };
@@ -240,7 +244,7 @@ export class DeliveryIntake {
     });
     const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
     const asked = evaluated.decision;
-    const decision = asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check) : asked;
+    const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check) : asked);
     return { row, decision };
   }
 

@@ -12,4 +12,8 @@ export interface LaunchPlan {
   projectPath: string;
   repoUrl?: string;
   repoRef?: string;
+  /** A re-requested review (forge_b): folds into an in-flight review of the subject unless overlap is supersede. */
+  collapse?: boolean;
+  /** In-flight runs of the same (webhook, subject, bot) to cancel once this plan launched (overlap supersede). */
+  supersedes?: string[];
 }

@@ -22,7 +22,10 @@ describe.each(cases)("re-requested reviews on %s, %s", (kind, forge: Forge) => {
   let w: ForgeWorld;
   const click = (reviewer: string, by: string, updatedAt?: string) =>
     forge === "forge_a"
-      ? { event: "Merge Request Hook", payload: gitlabReviewerUpdate(reviewer, by, "re_requested", updatedAt === undefined ? undefined : `2024-03-05 ${updatedAt} UTC`) }
+      ? {
+          event: "Merge Request Hook",
+          payload: gitlabReviewerUpdate(reviewer, by, "re_requested", updatedAt === undefined ? undefined : `2024-03-05 ${updatedAt} UTC`),
+        }
       : { event: "pull_request", payload: githubLikeReviewRequest(reviewer, by, updatedAt === undefined ? undefined : `2026-11-21T${updatedAt}Z`) };
   const send = async (hook: Hook, c: { event: string; payload: unknown }) => {
     const from = fakeOf(w, forge).requests.length;
@@ -63,6 +66,9 @@ describe.each(cases)("re-requested reviews on %s, %s", (kind, forge: Forge) => {
   it("is repeatable: a later click (a new updated_at) on the same head reviews again", async () => {
     const hook = await forgeHook(w, forge);
     const first = await send(hook, click(WORLD.bot.login, WORLD.maria.login, "10:00:00"));
+    // The head's review finished (on forge_b a click while it runs folds into it).
+    const done = await w.seed.teamAdmin.api.post(`/api/runs/${first.res.body.run_id}/cancel`);
+    expect(done.status).toBe(200);
     const later = await send(hook, click(WORLD.bot.login, WORLD.maria.login, "11:00:00"));
     expect(later.res.body).toMatchObject({ status: "launched" });
     expect(later.res.body.run_id).not.toBe(first.res.body.run_id);

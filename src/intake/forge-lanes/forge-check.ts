@@ -26,6 +26,8 @@ export interface PendingLaunch {
   repoUrl?: string;
   repoRef?: string;
   subjectSha?: string;
+  /** A forge_b review re-request: folds into an in-flight review unless overlap is supersede. */
+  collapse?: boolean;
 }
 
 /** The replier gate's live half: permission at least `minRole` (the loop guard and allowlist are pure). */

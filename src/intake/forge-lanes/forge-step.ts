@@ -105,6 +105,7 @@ export function finishPlans(config: WebhookConfig, check: ForgeCheck, pull: Pull
       projectPath: p.projectPath,
       ...(p.repoUrl !== undefined && { repoUrl: p.repoUrl }),
       ...((pull?.headRef ?? p.repoRef) !== undefined && { repoRef: pull?.headRef ?? p.repoRef }),
+      ...(p.collapse && { collapse: true }),
     };
   });
 }

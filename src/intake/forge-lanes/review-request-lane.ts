@@ -57,6 +57,8 @@ export function decideReviewRequest(config: WebhookConfig, event: ForgeEvent, co
         repoUrl: first.repoUrl,
         repoRef: first.repoRef,
         subjectSha: first.subjectSha,
+        // Spec rule 5: on forge_b a click while the subject's review runs folds into it.
+        collapse: event.provider === "forge_b",
       },
     },
   };
