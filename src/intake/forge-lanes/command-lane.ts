@@ -9,8 +9,8 @@ import { noteKey, withBotSegment } from "../idempotency-keys.js";
 import { issueBaseVars } from "../issue-label-lane.js";
 import { layerVars } from "../launch-vars.js";
 import { issueSubjectId, pullSubjectId } from "../subject-id.js";
-import { CONVERSE_BOT, isApproval, routeCommand } from "./command-registry.js";
-import type { PendingBot } from "./forge-check.js";
+import { CONVERSE_BOT, isApproval, knownCommands, routeCommand } from "./command-registry.js";
+import type { ForgeResponse, PendingBot } from "./forge-check.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
 
 /** The pull request's page: GitLab's note URL carries the note as its fragment. */
@@ -50,7 +50,11 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
   const project = projectAllowed(config.project_allowlist, path);
   if (!project.pass) return filtered(project.reason);
   const routing = routeCommand(config, context.isKnownBot, command);
-  if (!routing.ok) return filtered(routing.reason);
+  const respond = responseOf(config, event, what);
+  if (!routing.ok) {
+    if (routing.unknown && respond?.explain) return explainUnknown(config, event, context, routing.reason, respond);
+    return filtered(routing.reason);
+  }
 
   const key = noteKey(config.tenant_id, config.id, event.projectId ?? path, commentId);
   const pullSubject = pullSubjectId(event.provider, path, number);
@@ -75,6 +79,7 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
       gate: replier.gate,
       refusedReason: refusedReason(config, event.actorLogin ?? "", what),
       provePull: onPull,
+      ...(respond && { respond }),
       threadContext: onPull && command.args !== "" && event.threadId !== undefined ? event.threadId : undefined,
       pending: {
         bots,
@@ -84,6 +89,47 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
         repoUrl: event.repoUrl,
         repoRef: onPull ? event.headRef : event.defaultBranch,
         subjectSha: event.headSha,
+      },
+    },
+  };
+}
+
+/**
+ * Where the command may be answered: on any comment on forge_b and forge_c, on merge request
+ * notes on forge_a (its issue notes take no award or reply through the MR API).
+ */
+function responseOf(config: WebhookConfig, event: ForgeEvent, command: string): ForgeResponse | undefined {
+  if (!config.acknowledge_commands && !config.explain_refusals) return undefined;
+  if (event.commentId === undefined || (event.provider === "forge_a" && event.commentOn !== "pull_request")) return undefined;
+  return {
+    commentId: event.commentId,
+    ...(event.threadId !== undefined && { threadId: event.threadId }),
+    acknowledge: config.acknowledge_commands,
+    explain: config.explain_refusals,
+    command,
+  };
+}
+
+/** An unknown command, explained (with the commands this webhook knows) to a commenter who passes the replier gate. */
+function explainUnknown(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext, reason: string, respond: ForgeResponse): DeliveryDecision {
+  const replier = replierGate(config, context, event.actorLogin, respond.command);
+  if (!replier.ok || event.projectPath === undefined || event.number === undefined) return filtered(reason);
+  const known = knownCommands(config, context.isKnownBot).map((c) => `\`/${c}\``);
+  return {
+    kind: "forge",
+    check: {
+      lane: "command",
+      provider: event.provider,
+      repo: event.projectPath,
+      number: event.number,
+      gate: replier.gate,
+      refusedReason: reason,
+      provePull: false,
+      pending: { bots: [], subjectId: "", projectPath: event.projectPath },
+      respond: { ...respond, acknowledge: false },
+      refusal: {
+        reason,
+        reply: `\`${respond.command}\` is not a command here. ${known.length > 0 ? `Known: ${known.join(", ")}.` : "This webhook answers none."}`,
       },
     },
   };

@@ -29,7 +29,8 @@ export interface CommandBot {
   when: CommandWhen;
 }
 
-export type CommandRouting = { ok: true; bots: CommandBot[]; fanOut: boolean } | { ok: false; reason: string };
+/** `unknown`: no bot's command map names the command (rather than its bot not being permitted). */
+export type CommandRouting = { ok: true; bots: CommandBot[]; fanOut: boolean } | { ok: false; reason: string; unknown: boolean };
 
 function claimsCommand(commands: Readonly<Record<string, CommandWhen>>, command: ParsedCommand): CommandWhen | undefined {
   const when = commands[command.name];
@@ -45,6 +46,28 @@ function claimsCommand(commands: Readonly<Record<string, CommandWhen>>, command:
  * bot_ids. A command nobody answers is unknown; one whose bot is not permitted says which.
  */
 export function routeCommand(config: WebhookConfig, isKnownBot: IsKnownBot, command: ParsedCommand): CommandRouting {
+  const claiming = registryOf(config).flatMap((r) => {
+    const when = claimsCommand(r.commands, command);
+    return when === undefined ? [] : [{ botId: r.botId, ruleVars: r.ruleVars, when }];
+  });
+  if (claiming.length === 0) return { ok: false, reason: `unknown command: /${command.name}`, unknown: true };
+  const bots = claiming.filter((b, i) => claiming.findIndex((o) => o.botId === b.botId) === i && botPermitted(config, b.botId) && isKnownBot(b.botId));
+  if (bots.length === 0) {
+    return { ok: false, reason: `/${command.name}: bot not permitted on this webhook: ${claiming.map((b) => b.botId).join(", ")}`, unknown: false };
+  }
+  return { ok: true, bots, fanOut: config.bot_rules !== null };
+}
+
+/** The command names a commenter may use on this webhook: those of its permitted bots, sorted. */
+export function knownCommands(config: WebhookConfig, isKnownBot: IsKnownBot): string[] {
+  const names = registryOf(config)
+    .filter((r) => botPermitted(config, r.botId) && isKnownBot(r.botId))
+    .flatMap((r) => Object.keys(r.commands));
+  return [...new Set(names)].sort();
+}
+
+/** Each bot's command map: its rule's on a fan-out config (the default when it names none), else the default registry. */
+function registryOf(config: WebhookConfig) {
   const rules: { botId: string; ruleVars: Readonly<Record<string, string>>; commands: Readonly<Record<string, CommandWhen>> }[] =
     config.bot_rules !== null
       ? config.bot_rules.map((r) => ({
@@ -53,12 +76,5 @@ export function routeCommand(config: WebhookConfig, isKnownBot: IsKnownBot, comm
           commands: Object.keys(r.commands).length > 0 ? r.commands : (DEFAULT_COMMANDS[r.bot_id] ?? {}),
         }))
       : Object.entries(DEFAULT_COMMANDS).map(([botId, commands]) => ({ botId, ruleVars: {}, commands }));
-  const claiming = rules.flatMap((r) => {
-    const when = claimsCommand(r.commands, command);
-    return when === undefined ? [] : [{ botId: r.botId, ruleVars: r.ruleVars, when }];
-  });
-  if (claiming.length === 0) return { ok: false, reason: `unknown command: /${command.name}` };
-  const bots = claiming.filter((b, i) => claiming.findIndex((o) => o.botId === b.botId) === i && botPermitted(config, b.botId) && isKnownBot(b.botId));
-  if (bots.length === 0) return { ok: false, reason: `/${command.name}: bot not permitted on this webhook: ${claiming.map((b) => b.botId).join(", ")}` };
-  return { ok: true, bots, fanOut: config.bot_rules !== null };
+  return rules;
 }

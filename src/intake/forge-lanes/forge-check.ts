@@ -43,6 +43,18 @@ export interface ThreadCheck {
   rule: "opened" | "took_part";
 }
 
+/** What the lane may say on the forge about the comment it answers (per-webhook switches, beyond the spec). */
+export interface ForgeResponse {
+  commentId: string;
+  threadId?: string;
+  /** 👀 on the comment once every check passed (acknowledge_commands). */
+  acknowledge: boolean;
+  /** One reply saying why, when the commenter is refused for a reason they can act on (explain_refusals). */
+  explain: boolean;
+  /** How the reply names the command, e.g. `/re-review`. */
+  command: string;
+}
+
 /**
  * What a lane needs the forge to prove, as data: the pure decision names it and the forge
  * step (forge-step.ts) performs it, with the lane's budget, outside any store transaction.
@@ -63,4 +75,7 @@ export interface ForgeCheck {
   /** Fetch the thread for `thread_context` when a question is asked in one (best effort). */
   threadContext?: string;
   pending: PendingLaunch;
+  respond?: ForgeResponse;
+  /** Refused already (an unknown command): explained, with `reply`, only to a commenter who passes the gate. */
+  refusal?: { reason: string; reply: string };
 }

@@ -34,7 +34,20 @@ export class ForgeStep {
       // A user the forge does not know holds no role: refused, not a forge failure.
       const held = role.ok ? role.value : role.error.code === "not_found" ? "none" : undefined;
       if (held === undefined) return forgeError(`checking ${check.gate.login}'s permission`, (role as { error: ForgeError }).error);
-      if (!roleAtLeast(held, check.gate.minRole)) return filteredAs(`${check.refusedReason} (${held})`);
+      if (!roleAtLeast(held, check.gate.minRole)) {
+        // An unknown command is explained only to those who may use the known ones.
+        if (!check.refusal)
+          await explain(
+            forge,
+            check,
+            `${check.respond?.command ?? "This"} needs a repository role of at least ${check.gate.minRole}, or a place on this webhook's authorized repliers; ask a maintainer.`,
+          );
+        return filteredAs(`${check.refusedReason} (${held})`);
+      }
+    }
+    if (check.refusal) {
+      await explain(forge, check, check.refusal.reply);
+      return filteredAs(check.refusal.reason);
     }
     let pull: PullRequestFacts | undefined;
     if (check.provePull) {
@@ -44,6 +57,11 @@ export class ForgeStep {
       if (pull.state !== "open") return filteredAs(`${check.lane}: pull request ${check.number} is ${pull.state}`);
       // Same-repo only when proven by repository id; a deleted or unnamed head repository is refused.
       if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId) {
+        await explain(
+          forge,
+          check,
+          `${check.respond?.command ?? "This"} runs only on pull requests from a branch of this repository; this one comes from a fork.`,
+        );
         return filteredAs(
           `${check.lane}: fork proven by repository id (head ${pull.headRepoFullName ?? pull.headRepoId ?? "deleted"}, base ${pull.baseRepoFullName}); refused`,
         );
@@ -61,8 +79,15 @@ export class ForgeStep {
       const thread = await readThread(forge, check, check.threadContext);
       if (thread.ok) threadContext = contextOf(thread.value);
     }
+    // Best effort, and only once every check has answered: an 👀 that fails launches all the same.
+    if (check.respond?.acknowledge) await forge.react(check.repo, check.number, check.respond, "eyes");
     return { kind: "launch", launches: finishPlans(config, check, pull, threadContext) };
   }
+}
+
+/** One reply saying why, when the webhook explains refusals; its failure changes nothing (the refusal stands). */
+async function explain(forge: ForgeClient, check: ForgeCheck, text: string): Promise<void> {
+  if (check.respond?.explain) await forge.postReply(check.repo, check.number, check.respond, text);
 }
 
 type ThreadRead = { ok: true; value: ThreadFacts } | { ok: false; error?: ForgeError; reason: string };

@@ -15,6 +15,7 @@ import { m0013ParkedLaunches } from "./0013-parked-launches.js";
 import { m0014PgBatchWritesInline } from "./0014-pg-batch-writes-inline.js";
 import { m0015MembershipsExplicit } from "./0015-memberships-explicit.js";
 import { m0016DropDeadFunctions } from "./0016-drop-dead-functions.js";
+import { m0017ForgeResponses } from "./0017-forge-responses.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "0014_pg_batch_writes_inline": m0014PgBatchWritesInline,
   "0015_memberships_explicit": m0015MembershipsExplicit,
   "0016_drop_dead_functions": m0016DropDeadFunctions,
+  "0017_forge_responses": m0017ForgeResponses,
 };
