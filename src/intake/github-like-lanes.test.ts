@@ -167,6 +167,10 @@ describe("forge_b pull_request table", () => {
     expect(decideB("pull_request", "opened", { event_allowlist: ["issues"] })).toMatchObject({ kind: "filtered" });
   });
 
+  it("an edited comment is not a new command", () => {
+    expect(decideB("issue_comment", "edited", { event_allowlist: ["*"] })).toEqual({ kind: "filtered", reason: "issue_comment edited does not trigger" });
+  });
+
   it("a comment that is not a command, and a review comment without the converse bot, are filtered", () => {
     expect(decideB("issue_comment", "created", { event_allowlist: ["*"] })).toEqual({
       kind: "filtered",

@@ -62,7 +62,8 @@ export function decideGithubLike(config: WebhookConfig, event: ForgeEvent, conte
       return decideIssues(config, event, context);
     case "pull_request_comment":
     case "note":
-      return decideCommand(config, event, context);
+      // An edited or deleted comment is not a new command.
+      return event.action === "created" ? decideCommand(config, event, context) : filtered(`issue_comment ${event.action || "(no action)"} does not trigger`);
     case "pull_request_review_comment":
       // Spec: conversational review-thread replies are forge_b's only.
       if (event.provider !== "forge_b") return filtered("review-comment replies are a forge_b lane");

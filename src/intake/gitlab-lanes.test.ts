@@ -163,6 +163,14 @@ describe("forge_a Note Hook", () => {
     expect(decideA("gitlab-note-merge-request", "Note Hook")).toMatchObject({ kind: "forge", check: { lane: "command", provePull: true } });
   });
 
+  it("an updated note is not a new command", () => {
+    expect(decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).action = "update"))).toEqual({
+      kind: "filtered",
+      reason: "note update does not trigger",
+    });
+    expect(decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).action = "create")).kind).toBe("forge");
+  });
+
   it("a plain note is a thread reply, which needs the converse bot", () => {
     const d = decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).note = "Looks good, but see /docs"));
     expect(d).toEqual({ kind: "filtered", reason: "thread reply: the converse bot is not in bot_ids" });

@@ -28,6 +28,8 @@ function decideMergeRequest(config: WebhookConfig, event: ForgeEvent, context: D
 
 /** Note Hook routes, in order: a command (issue or MR), then a plain reply in the bot's MR thread. */
 function decideNote(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): DeliveryDecision {
+  // GitLab 16+ says create or update; older instances send no action and hook only creations.
+  if (event.action !== "" && event.action !== "create") return filtered(`note ${event.action} does not trigger`);
   if (event.commentOn !== "pull_request" && event.commentOn !== "issue") return filtered(`notes on a ${event.commentOn ?? "(unknown)"} do not trigger`);
   if (isCommandNote(event.commentBody)) return decideCommand(config, event, context);
   if (event.commentOn === "issue") return filtered("a non-command issue note does not trigger");

@@ -145,6 +145,14 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(calls.some((c) => /permission|members|users/.test(c))).toBe(false);
   });
 
+  it("a manual /re-review still forces a review of a PR the bot opened", async () => {
+    if (forge === "forge_a") w.gitlab.mergeRequests.get(`${WORLD.repoId}!${WORLD.number}`)!.author = { ...WORLD.bot };
+    else if (forge === "forge_b") w.github.pull().author = { ...WORLD.bot };
+    else w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!.author = { ...WORLD.bot };
+    const { res } = await command({}, "/re-review");
+    expect(res.body).toMatchObject({ status: "launched", bot: "review-pr" });
+  });
+
   it("a fork proven by repository id is refused", async () => {
     setPull({ forkHead: true });
     const { res } = await command({}, "/re-review");
