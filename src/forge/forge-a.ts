@@ -109,6 +109,14 @@ class GitLabApi implements ForgeApi {
     };
   }
 
+  /** GitLab has no review body: the newest note by one of `authors` on the MR (one page, newest first) stands for it. */
+  async latestReview(repo: string, number: number, authors: readonly string[]) {
+    const notes = parseAnswer(Type.Array(Note), await this.notes.all(repo, number, { sort: "desc", orderBy: "created_at", perPage: 50, maxPages: 1 }), "notes");
+    const wanted = new Set(authors.map((a) => a.toLowerCase()));
+    const found = notes.find((n) => n.system !== true && n.body !== "" && wanted.has(n.author.username.toLowerCase()));
+    return found ? { authorLogin: found.author.username, body: found.body } : null;
+  }
+
   readonly reviewThread = async (repo: string, number: number, threadId: string): Promise<ThreadFacts> => {
     const d = parseAnswer(Discussion, await this.discussions.show(repo, number, threadId), "a discussion");
     // System notes ("changed this line in version 2") are GitLab's, not a participant's.

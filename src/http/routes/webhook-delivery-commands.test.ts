@@ -82,12 +82,38 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(run.vars.re_review).toBeUndefined();
   });
 
-  it("/improve launches the branch-improvement bot on the pull request's own branch", async () => {
+  it("/improve launches the branch-improvement bot on the pull request's own branch, seeded with the bot's review", async () => {
     const { res } = await command({}, "/improve");
     expect(res.body).toMatchObject({ status: "launched", bot: "improve" });
     const run = await runOf(w, res.body.run_id);
     expect(run.repo_ref).toBe(WORLD.headRef);
     expect(run.vars.open_mr).toBeUndefined();
+    expect(run.vars.prior_review).toBe(WORLD.review);
+  });
+
+  it("/improve without a review by the bot carries no prior_review, and launches when the forge cannot list reviews", async () => {
+    const key = forge === "forge_a" ? `${WORLD.repoId}!${WORLD.number}` : `${WORLD.repo}#${WORLD.number}`;
+    const reviews: Map<string, { author: { login: string } }[]> =
+      forge === "forge_a" ? w.gitlab.mrNotes : forge === "forge_b" ? w.github.reviews : w.forgejo.reviews;
+    const before = reviews.get(key) ?? [];
+    reviews.set(
+      key,
+      before.filter((r) => r.author.login !== WORLD.bot.login),
+    );
+    const none = await command({}, "/improve");
+    reviews.set(key, before);
+    expect(none.res.body.status).toBe("launched");
+    expect((await runOf(w, none.res.body.run_id)).vars.prior_review).toBeUndefined();
+    fake().fault({ match: /reviews|notes\?/, status: 500 });
+    const failed = await command({}, "/improve");
+    expect(failed.res.body).toMatchObject({ status: "launched", bot: "improve" });
+    expect((await runOf(w, failed.res.body.run_id)).vars.prior_review).toBeUndefined();
+  });
+
+  it("/re-review carries no prior_review and asks for no review", async () => {
+    const { res, calls } = await command({}, "/re-review");
+    expect((await runOf(w, res.body.run_id)).vars.prior_review).toBeUndefined();
+    expect(calls.some((c) => /reviews|notes\?/.test(c))).toBe(false);
   });
 
   it("/improve with branch_improve_as_pr opens a separate PR onto the source branch", async () => {

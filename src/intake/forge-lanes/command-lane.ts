@@ -1,7 +1,7 @@
 import { BRANCH_IMPROVE_BOT } from "../../bots/bot-id.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { parseCommand, type ParsedCommand } from "../command-note.js";
-import type { DeliveryContext } from "../delivery-context.js";
+import { identityLogins, type DeliveryContext } from "../delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../delivery-decision.js";
 import type { ForgeEvent } from "../delivery-event.js";
 import { projectAllowed } from "../filters.js";
@@ -80,6 +80,7 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
       refusedReason: refusedReason(config, event.actorLogin ?? "", what),
       provePull: onPull,
       ...(respond && { respond }),
+      ...(bots.some((b) => b.improve) && { priorReviewBy: [...identityLogins(config, context)] }),
       threadContext: onPull && command.args !== "" && event.threadId !== undefined ? event.threadId : undefined,
       pending: {
         bots,

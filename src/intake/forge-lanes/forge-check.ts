@@ -75,6 +75,8 @@ export interface ForgeCheck {
   /** Fetch the thread for `thread_context` when a question is asked in one (best effort). */
   threadContext?: string;
   pending: PendingLaunch;
+  /** `/improve`: the bot's identity, whose newest review on the pull request seeds prior_review (best effort). */
+  priorReviewBy?: string[];
   respond?: ForgeResponse;
   /** Refused already (an unknown command): explained, with `reply`, only to a commenter who passes the gate. */
   refusal?: { reason: string; reply: string };

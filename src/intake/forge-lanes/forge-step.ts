@@ -8,8 +8,8 @@ import type { LaunchPlan } from "../launch-plan.js";
 import type { ForgeCheck, ThreadCheck } from "./forge-check.js";
 import type { WebhookForges } from "./webhook-forge.js";
 
-/** Run variable values stay within the generic lane's 4 KiB. */
-const THREAD_CONTEXT_MAX = 4_000;
+/** Forge text put into run variables stays within the generic lane's 4 KiB. */
+const VAR_MAX = 4_000;
 
 const forgeError = (what: string, error: ForgeError): FinalDecision => ({
   kind: "forge_error",
@@ -79,9 +79,15 @@ export class ForgeStep {
       const thread = await readThread(forge, check, check.threadContext);
       if (thread.ok) threadContext = contextOf(thread.value);
     }
+    let priorReview: string | undefined;
+    if (check.priorReviewBy && pull) {
+      // Best effort: the improvement runs without findings when the forge cannot say.
+      const review = await forge.latestReview(check.repo, check.number, check.priorReviewBy);
+      if (review.ok && review.value) priorReview = capped(review.value.body);
+    }
     // Best effort, and only once every check has answered: an 👀 that fails launches all the same.
     if (check.respond?.acknowledge) await forge.react(check.repo, check.number, check.respond, "eyes");
-    return { kind: "launch", launches: finishPlans(config, check, pull, threadContext) };
+    return { kind: "launch", launches: finishPlans(config, check, pull, { threadContext, priorReview }) };
   }
 }
 
@@ -105,20 +111,29 @@ function isBotThread(thread: ThreadFacts, rule: ThreadCheck): boolean {
 }
 
 function contextOf(thread: ThreadFacts): string {
-  const text = thread.comments.map((c) => `${c.authorLogin}: ${c.body}`).join("\n\n");
-  return text.length > THREAD_CONTEXT_MAX ? `${text.slice(0, THREAD_CONTEXT_MAX - 1)}…` : text;
+  return capped(thread.comments.map((c) => `${c.authorLogin}: ${c.body}`).join("\n\n"));
+}
+
+function capped(text: string): string {
+  return text.length > VAR_MAX ? `${text.slice(0, VAR_MAX - 1)}…` : text;
 }
 
 /**
  * The plans, finished with what the forge proved: the head branch and sha and base_ref from the
  * pull request (under the handler's own variables), `/improve`'s target, and the webhook's layers on top.
  */
-export function finishPlans(config: WebhookConfig, check: ForgeCheck, pull: PullRequestFacts | undefined, threadContext?: string): LaunchPlan[] {
+export function finishPlans(
+  config: WebhookConfig,
+  check: ForgeCheck,
+  pull: PullRequestFacts | undefined,
+  read: { threadContext?: string | undefined; priorReview?: string | undefined } = {},
+): LaunchPlan[] {
   const p = check.pending;
   return p.bots.map((bot) => {
     const proven: Record<string, string> = {};
     if (pull) proven.base_ref = pull.baseRef;
-    if (threadContext !== undefined) proven.thread_context = threadContext;
+    if (read.threadContext !== undefined) proven.thread_context = read.threadContext;
+    if (bot.improve && read.priorReview !== undefined) proven.prior_review = read.priorReview;
     if (bot.improve && pull && config.branch_improve_as_pr) Object.assign(proven, { open_mr: "true", mr_base: pull.headRef });
     return {
       botId: bot.botId,

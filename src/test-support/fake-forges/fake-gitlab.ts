@@ -52,6 +52,8 @@ export class FakeGitLab {
   readonly accessLevels = new Map<string, number>([[`${WORLD.repoId}\n${WORLD.maria.id}`, 30]]);
   readonly mergeRequests = new Map<string, FakeMergeRequest>();
   readonly discussions = new Map<string, FakeNote[]>();
+  /** `projectId!iid` → the MR's notes, oldest first (discussion notes included as GitLab lists them). */
+  readonly mrNotes = new Map<string, FakeNote[]>();
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -68,6 +70,11 @@ export class FakeGitLab {
       labels: [...WORLD.labels],
       updatedAt: WORLD.updatedAt,
     });
+    this.mrNotes.set(`${WORLD.repoId}!${WORLD.number}`, [
+      { id: 201, author: { ...WORLD.bot }, body: WORLD.review, createdAt: WORLD.createdAt },
+      { id: 202, author: { ...WORLD.maria }, body: "Thanks, fixing.", createdAt: WORLD.updatedAt },
+      { id: 203, author: { ...WORLD.bot }, body: "added 1 commit", createdAt: WORLD.updatedAt, system: true },
+    ]);
     this.discussions.set(DISCUSSION_ID, [
       { id: 301, author: { ...WORLD.bot }, body: "This loop allocates on every call.", createdAt: WORLD.createdAt },
       { id: 302, author: { ...WORLD.maria }, body: "Would a pool help here?", createdAt: WORLD.updatedAt },
@@ -210,6 +217,21 @@ function routes(fake: () => FakeGitLab): Route[] {
           const note: FakeNote = { id: fake().nextId(), author: fake().tokenOwner, body: bodyText(req), createdAt: WORLD.updatedAt };
           notes.push(note);
           return json(201, fake().note(note, Number(iid)));
+        }),
+    },
+    {
+      method: "GET",
+      path: new RegExp(`${mrPath}/notes$`),
+      answer: ({ id, iid }, _req, url) =>
+        withMr(id!, iid!, (projectId) => {
+          const all = [...(fake().mrNotes.get(`${projectId}!${iid}`) ?? [])];
+          // GitLab's default and our ask: newest first by created_at.
+          if ((url.searchParams.get("sort") ?? "desc") === "desc") all.reverse();
+          const perPage = Number(url.searchParams.get("per_page") ?? 20);
+          return json(
+            200,
+            all.slice(0, perPage).map((n) => fake().note(n, Number(iid))),
+          );
         }),
     },
     {
