@@ -36,7 +36,7 @@ export type DeliveryDecision =
 /** What the intake acts on: every decision once the forge step has answered its checks. */
 export type FinalDecision = Exclude<DeliveryDecision, { kind: "forge" }>;
 
-export const filtered = (reason: string): DeliveryDecision => ({ kind: "filtered", reason });
+export const filtered = (reason: string): { kind: "filtered"; reason: string } => ({ kind: "filtered", reason });
 export const invalid = (code: InvalidCode, reason: string): DeliveryDecision => ({ kind: "invalid", code, reason });
 
 /**

@@ -37,6 +37,6 @@ export class OverlapStep {
       if (verdict.kind === "skip") skipped.push(verdict.reason);
       else kept.push(verdict.kind === "supersede" ? { ...plan, supersedes: verdict.runIds } : plan);
     }
-    return kept.length > 0 ? { kind: "launch", launches: kept } : (filtered(skipped.join("; ")) as FinalDecision);
+    return kept.length > 0 ? { kind: "launch", launches: kept } : filtered(skipped.join("; "));
   }
 }

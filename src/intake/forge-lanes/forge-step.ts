@@ -15,7 +15,6 @@ const forgeError = (what: string, error: ForgeError): FinalDecision => ({
   kind: "forge_error",
   reason: `forge failed while ${what}: ${error.code}: ${error.reason}`,
 });
-const filteredAs = (reason: string) => filtered(reason) as FinalDecision;
 
 /**
  * Performs a lane's forge checks (forge-check.ts) and decides: launch, filtered, or a forge
@@ -27,7 +26,7 @@ export class ForgeStep {
 
   async resolve(config: WebhookConfig, check: ForgeCheck): Promise<FinalDecision> {
     const opened = await this.forges.open(config, check.provider);
-    if (!opened.ok) return filteredAs(`${check.lane} lane cannot ask the forge: ${opened.reason}`);
+    if (!opened.ok) return filtered(`${check.lane} lane cannot ask the forge: ${opened.reason}`);
     const forge = opened.client;
     if (check.gate) {
       const role = await forge.permissionOf(check.repo, check.gate.login);
@@ -42,19 +41,19 @@ export class ForgeStep {
             check,
             `${check.respond?.command ?? "This"} needs a repository role of at least ${check.gate.minRole}, or a place on this webhook's authorized repliers; ask a maintainer.`,
           );
-        return filteredAs(`${check.refusedReason} (${held})`);
+        return filtered(`${check.refusedReason} (${held})`);
       }
     }
     if (check.refusal) {
       await explain(forge, check, check.refusal.reply);
-      return filteredAs(check.refusal.reason);
+      return filtered(check.refusal.reason);
     }
     let pull: PullRequestFacts | undefined;
     if (check.provePull) {
       const got = await forge.pullRequest(check.repo, check.number);
       if (!got.ok) return forgeError(`resolving pull request ${check.number}`, got.error);
       pull = got.value;
-      if (pull.state !== "open") return filteredAs(`${check.lane}: pull request ${check.number} is ${pull.state}`);
+      if (pull.state !== "open") return filtered(`${check.lane}: pull request ${check.number} is ${pull.state}`);
       // Same-repo only when proven by repository id; a deleted or unnamed head repository is refused.
       if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId) {
         await explain(
@@ -62,7 +61,7 @@ export class ForgeStep {
           check,
           `${check.respond?.command ?? "This"} runs only on pull requests from a branch of this repository; this one comes from a fork.`,
         );
-        return filteredAs(
+        return filtered(
           `${check.lane}: fork proven by repository id (head ${pull.headRepoFullName ?? pull.headRepoId ?? "deleted"}, base ${pull.baseRepoFullName}); refused`,
         );
       }
@@ -70,9 +69,9 @@ export class ForgeStep {
     let threadContext: string | undefined;
     if (check.thread) {
       const thread = await readThread(forge, check, check.thread.id);
-      if (!thread.ok) return thread.error ? forgeError(`reading review thread ${check.thread.id}`, thread.error) : filteredAs(thread.reason);
+      if (!thread.ok) return thread.error ? forgeError(`reading review thread ${check.thread.id}`, thread.error) : filtered(thread.reason);
       if (!isBotThread(thread.value, check.thread))
-        return filteredAs(`${check.lane}: thread ${check.thread.id} is not the bot's (human-to-human threads never trigger)`);
+        return filtered(`${check.lane}: thread ${check.thread.id} is not the bot's (human-to-human threads never trigger)`);
       threadContext = contextOf(thread.value);
     } else if (check.threadContext !== undefined) {
       // Best effort: a question still launches without its thread.
