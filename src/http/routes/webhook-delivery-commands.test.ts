@@ -171,6 +171,11 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(calls.some((c) => /permission|members|users/.test(c))).toBe(false);
   });
 
+  it("a manual command still works on a held pull request (hold labels hold the automatic lanes only)", async () => {
+    const { res } = await command({ hold_labels: ["*"] }, "/re-review");
+    expect(res.body).toMatchObject({ status: "launched", bot: "review-pr" });
+  });
+
   it("a manual /re-review still forces a review of a PR the bot opened", async () => {
     if (forge === "forge_a") w.gitlab.mergeRequests.get(`${WORLD.repoId}!${WORLD.number}`)!.author = { ...WORLD.bot };
     else if (forge === "forge_b") w.github.pull().author = { ...WORLD.bot };
