@@ -12,4 +12,8 @@ export const m0017ForgeResponses: Migration = {
       .addColumn("explain_refusals", "integer", (c) => c.notNull().defaultTo(0))
       .execute();
   },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable("webhooks").dropColumn("acknowledge_commands").execute();
+    await db.schema.alterTable("webhooks").dropColumn("explain_refusals").execute();
+  },
 };

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, storeKinds, type TestStore } from "../../test-support/harness.js";
+import { migrations } from "../migrations/index.js";
 import { openStore, type Db } from "../store.js";
 import { PG_FUNCTIONS, pgFunctionSource } from "./install-functions.js";
 
@@ -51,6 +52,12 @@ describe.skipIf(!storeKinds().includes("postgres"))("PostgreSQL functions instal
       language plpgsql as $fn$ begin answers := null; end $fn$`.execute(db);
     await sql`create function write_webhook_delivery(p_team text, p_run jsonb, p_delivery jsonb, p_month text, p_duplicate_id text)
       returns jsonb language sql as $fn$ select null::jsonb $fn$`.execute(db);
+    // Migrations after 0016 are rolled back first, newest first: the database is as 0015 left it.
+    for (const [name, migration] of Object.entries(migrations).reverse()) {
+      if (name <= "0016_drop_dead_functions") break;
+      await migration.down!(db);
+      await sql`delete from kysely_migration where name = ${name}`.execute(db);
+    }
     await sql`delete from kysely_migration where name = '0016_drop_dead_functions'`.execute(db);
     expect((await installed(db)).map((f) => f.name)).toContain("write_webhook_delivery");
 
