@@ -93,7 +93,7 @@ export function composeServices(infra: Infrastructure): Services {
       error: (m) => forgeLog.error(m),
     },
   });
-  const forge = new ForgeStep(new WebhookForges({ clients: forgeClients, credentials }));
+  const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials }), log: forgeLog });
   const intake = new DeliveryIntake({
     store,
     clock,

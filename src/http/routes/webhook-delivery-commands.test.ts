@@ -205,6 +205,7 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     });
     const [row] = await deliveryRows(w, hook);
     expect(row).toMatchObject({ status: "launch_error", run_id: null });
+    expect(w.t.logs.some((l) => l.includes("forge check failed") && l.includes(hook.id) && !l.includes(`tok-${forge}`))).toBe(true);
     expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
   });
 
@@ -224,5 +225,10 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(run.vars).toMatchObject({ surface: "issue", open_mr: "true", trigger_command: "improve", trigger_args: "add a sprocket pool" });
     // No pull request to prove on an issue.
     expect(calls.some((c) => /pulls|merge_requests/.test(c))).toBe(false);
+  });
+
+  it("never logs the forge token (after every case above)", () => {
+    expect(w.t.logs.length).toBeGreaterThan(0);
+    expect(w.t.logs.some((l) => l.includes(`tok-${forge}`))).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { filtered, type FinalDecision } from "../delivery-decision.js";
 import type { ForgeCheck } from "./forge-check.js";
@@ -12,10 +13,17 @@ import type { WebhookForges } from "./webhook-forge.js";
  * write of the delivery.
  */
 export class ForgeStep {
-  constructor(private readonly forges: WebhookForges) {}
+  constructor(private readonly deps: { forges: WebhookForges; log: Logger }) {}
 
   async resolve(config: WebhookConfig, check: ForgeCheck): Promise<FinalDecision> {
-    const opened = await this.forges.open(config, check.provider);
+    const decision = await this.perform(config, check);
+    // The row names the cause too; the log lets an operator see a forge going down across webhooks.
+    if (decision.kind === "forge_error") this.deps.log.warn({ webhook_id: config.id, lane: check.lane, reason: decision.reason }, "forge check failed");
+    return decision;
+  }
+
+  private async perform(config: WebhookConfig, check: ForgeCheck): Promise<FinalDecision> {
+    const opened = await this.deps.forges.open(config, check.provider);
     if (!opened.ok) return filtered(`${check.lane} lane cannot ask the forge: ${opened.reason}`);
     const forge = opened.client;
     const refused = await passGate(forge, check);
