@@ -106,8 +106,10 @@ export function githubLikeComment(provider: "forge_b" | "forge_c", body: string,
   const p = githubExample(examples, "issue_comment", "created") as Record<string, any>;
   githubRepo(p);
   Object.assign(p.issue, { number: WORLD.number, state: "open", html_url: `https://forge.test/${WORLD.repo}/pull/${WORLD.number}`, title: "Faster sprockets" });
-  if (over.onIssue) delete p.issue.pull_request;
-  else if (provider === "forge_b") p.issue.pull_request = { url: "https://forge.test/api/pulls/7" };
+  if (over.onIssue) {
+    delete p.issue.pull_request;
+    p.issue.html_url = `https://forge.test/${WORLD.repo}/issues/${WORLD.number}`;
+  } else if (provider === "forge_b") p.issue.pull_request = { url: "https://forge.test/api/pulls/7" };
   else p.is_pull = true;
   Object.assign(p.comment, { id: over.id ?? newCommentId(), body, user: { login: by, id: 5 } });
   p.sender = { login: by, id: 5 };
@@ -124,6 +126,7 @@ export function gitlabNote(body: string, by: string, over: { id?: number; discus
   Object.assign(p.merge_request, { iid: WORLD.number, state: "opened", source_project_id: WORLD.repoId, target_project_id: WORLD.repoId });
   if (over.onIssue) {
     p.object_attributes.noteable_type = "Issue";
+    p.object_attributes.url = `https://forge.test/${WORLD.repo}/-/issues/3#note_${p.object_attributes.id}`;
     delete p.merge_request;
     p.issue = { iid: 3, title: "Sprockets are slow", description: "They take 2 s.", state: "opened", url: `https://forge.test/${WORLD.repo}/-/issues/3` };
   }

@@ -223,6 +223,9 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(res.body).toMatchObject({ status: "launched", bot: "improve" });
     const run = await runOf(w, res.body.run_id);
     expect(run.vars).toMatchObject({ surface: "issue", open_mr: "true", trigger_command: "improve", trigger_args: "add a sprocket pool" });
+    expect(run.vars.feature_prompt).toMatch(forge === "forge_a" ? /^Sprockets are slow\n\nThey take 2 s\.$/ : /^Faster sprockets\n\n/);
+    expect(run.vars.source_issue_ref).toMatch(/^https:\/\/forge\.test\/acme\/widgets\/(-\/issues\/3|issues\/7)$/);
+    expect(run.vars.pr_url).toBeUndefined();
     // No pull request to prove on an issue.
     expect(calls.some((c) => /pulls|merge_requests/.test(c))).toBe(false);
   });

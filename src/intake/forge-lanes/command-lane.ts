@@ -58,9 +58,14 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
 
   const key = noteKey(config.tenant_id, config.id, event.projectId ?? path, commentId);
   const pullSubject = pullSubjectId(event.provider, path, number);
-  const base = onPull
+  const base: Record<string, string> = onPull
     ? { ...triggerVars(event, command), post_to_board: "false", pr_review_mode: "inline" }
     : { ...issueBaseVars(event), ...triggerVars(event, command), surface: "issue" };
+  // GitLab's note URL names the note; the issue is the page without it.
+  if (!onPull && base.pr_url !== undefined) {
+    base.source_issue_ref = base.pr_url;
+    delete base.pr_url;
+  }
   const bots: PendingBot[] = routing.bots.map((bot) => ({
     botId: bot.botId,
     vars: layerVars(base, bot.when === "when_args_empty" && onPull ? { re_review: "true" } : {}, bot.ruleVars),
