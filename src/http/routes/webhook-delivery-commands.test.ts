@@ -69,6 +69,8 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     const run = await runOf(w, res.body.run_id);
     expect(run.vars).toMatchObject({ re_review: "true", trigger_command: "re-review", trigger_args: "", replier: WORLD.maria.login, base_ref: WORLD.baseRef });
     expect(run.repo_ref).toBe(WORLD.headRef);
+    const scope = forge === "forge_a" ? 'MR !7 "Add viewport meta tag"' : 'PR #7 "Faster sprockets"';
+    expect(run.vars.scope_notes).toBe(`${scope}: ${WORLD.headRef} into ${WORLD.baseRef}`);
     // The replier's permission, then the pull request; nothing is posted.
     expect(calls.some((c) => /permission|members/.test(c))).toBe(true);
     expect(calls.every((c) => c.startsWith("GET "))).toBe(true);

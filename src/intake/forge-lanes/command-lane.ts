@@ -95,6 +95,7 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
         repoUrl: event.repoUrl,
         repoRef: onPull ? event.headRef : event.defaultBranch,
         subjectSha: event.headSha,
+        ...(event.title !== undefined && { title: event.title }),
       },
     },
   };

@@ -2,6 +2,7 @@ import type { PullRequestFacts } from "../../forge/forge-client.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { layerVars } from "../launch-vars.js";
 import type { LaunchPlan } from "../launch-plan.js";
+import { scopeNotes } from "../review-lane.js";
 import type { ForgeCheck } from "./forge-check.js";
 
 /** Forge text put into run variables stays within the generic lane's 4 KiB. */
@@ -25,7 +26,10 @@ export function finishPlans(config: WebhookConfig, check: ForgeCheck, pull: Pull
   const p = check.pending;
   return p.bots.map((bot) => {
     const proven: Record<string, string> = {};
-    if (pull) proven.base_ref = pull.baseRef;
+    if (pull) {
+      proven.base_ref = pull.baseRef;
+      proven.scope_notes = scopeNotes({ provider: check.provider, title: p.title, headRef: pull.headRef, baseRef: pull.baseRef }, check.number);
+    }
     if (read.threadContext !== undefined) proven.thread_context = read.threadContext;
     if (bot.improve && read.priorReview !== undefined) proven.prior_review = read.priorReview;
     if (bot.improve && pull && config.branch_improve_as_pr) Object.assign(proven, { open_mr: "true", mr_base: pull.headRef });

@@ -26,6 +26,8 @@ export interface PendingLaunch {
   repoUrl?: string;
   repoRef?: string;
   subjectSha?: string;
+  /** The pull request's title, for scope_notes once the forge names its branches. */
+  title?: string;
   /** A forge_b review re-request: folds into an in-flight review unless overlap is supersede. */
   collapse?: boolean;
 }

@@ -61,6 +61,7 @@ export function decideThreadReply(config: WebhookConfig, event: ForgeEvent, cont
         repoUrl: event.repoUrl,
         repoRef: event.headRef,
         subjectSha: event.headSha,
+        ...(event.title !== undefined && { title: event.title }),
       },
     },
   };
