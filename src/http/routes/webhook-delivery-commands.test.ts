@@ -211,6 +211,12 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
   });
 
+  it.runIf(forge === "forge_a")("a forge that does not answer in time is a launch_error, and the delivery is still answered", async () => {
+    fake().fault({ match: /merge_requests\/7$/, delayMs: 8_000 });
+    const { res } = await command({}, "/re-review");
+    expect(res.body).toMatchObject({ status: "launch_error", reason: expect.stringMatching(/resolving pull request 7: forge_unavailable/) });
+  });
+
   it("a command note delivered twice launches once", async () => {
     const hook = await forgeHook(w, forge);
     const d = commandDelivery(forge, "/re-review", WORLD.maria.login);
