@@ -134,7 +134,7 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
 
   it.each([
     ["an unknown command", "/frobnicate now", /^unknown command: \/frobnicate$/],
-    ["the approve subcommand", "/re-review approve looks fine", /approve subcommand/],
+    ["the approve subcommand on a pull request", "/re-review approve looks fine", /approve: nothing waits for an approval on a pull request/],
   ])("%s is filtered without a forge call", async (_name, body, reason) => {
     const { res, calls } = await command({}, body);
     expect(res).toMatchObject({ status: 200, body: { status: "filtered", reason: expect.stringMatching(reason) } });

@@ -4,11 +4,13 @@ import {
   deliver,
   fakeOf,
   forgeHook,
+  githubLikeComment,
   githubLikeIssueOpened,
   requestsSince,
   runOf,
   startForgeWorld,
   type ForgeWorld,
+  type Hook,
 } from "../../test-support/forge-deliveries.js";
 import { storeKinds } from "../../test-support/harness.js";
 
@@ -72,5 +74,60 @@ describe.each(cases)("issues opened by a trusted author on %s, %s", (kind, forge
   it("off unless auto_implement_on_open", async () => {
     const { res } = await open({ auto_implement_on_open: false }, "newcomer", "OWNER");
     expect(res.body).toMatchObject({ status: "filtered", reason: "issues opened: auto_implement_on_open is off" });
+  });
+
+  describe("the approve subcommand releases an issue held for approval", () => {
+    const approve = async (hook: Hook, body: string, by: string) => {
+      const c = githubLikeComment(forge, body, by, { onIssue: true });
+      Object.assign(c.issue, { number: 3, title: "Sprockets are slow", body: "They take 2 s." });
+      return deliver(w, hook, "issue_comment", c);
+    };
+    const heldHook = async (fields: Record<string, unknown> = {}) => {
+      const hook = await forgeHook(w, forge, { auto_implement_on_open: true, bot_ids: ["improve"], ...fields });
+      const opened = await deliver(w, hook, "issues", githubLikeIssueOpened("newcomer", "NONE"));
+      // Untrusted (needs:approval), or held by a label.
+      expect(opened.body.reason).toMatch(/needs:approval|held/);
+      return hook;
+    };
+
+    it("a developer's /approve <reason> launches the held lane once, with who approved and why", async () => {
+      const hook = await heldHook();
+      const res = await approve(hook, "/approve small and clear", WORLD.maria.login);
+      expect(res.body).toMatchObject({ status: "launched", bot: "improve" });
+      expect((await runOf(w, res.body.run_id)).vars).toMatchObject({
+        approved_by: WORLD.maria.login,
+        approval_reason: "small and clear",
+        feature_prompt: "Sprockets are slow\n\nThey take 2 s.",
+        open_mr: "true",
+      });
+      expect((await approve(hook, "/improve approve", WORLD.maria.login)).body).toMatchObject({ status: "duplicate", run_id: res.body.run_id });
+    });
+
+    it("hold labels do not stop a manual approval", async () => {
+      const hook = await heldHook({ hold_labels: ["*"] });
+      expect((await approve(hook, "/approve", WORLD.maria.login)).body.status).toBe("launched");
+    });
+
+    it("someone without the role cannot approve", async () => {
+      const hook = await heldHook();
+      expect((await approve(hook, "/approve", "newcomer")).body).toMatchObject({
+        status: "filtered",
+        reason: expect.stringMatching(/newcomer: not on authorized_repliers/),
+      });
+    });
+
+    it("a forge failure checking the approver is a launch_error", async () => {
+      const hook = await heldHook();
+      fakeOf(w, forge).fault({ match: /permission/, status: 502 });
+      expect((await approve(hook, "/approve", "someone-third")).body).toMatchObject({ status: "launch_error" });
+    });
+
+    it("nothing waits for an approval without auto_implement_on_open", async () => {
+      const hook = await forgeHook(w, forge, { bot_ids: ["improve"] });
+      expect((await approve(hook, "/approve", WORLD.maria.login)).body).toMatchObject({
+        status: "filtered",
+        reason: "/approve approve: nothing waits for an approval (auto_implement_on_open is off)",
+      });
+    });
   });
 });

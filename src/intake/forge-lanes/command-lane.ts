@@ -9,6 +9,7 @@ import { noteKey, withBotSegment } from "../idempotency-keys.js";
 import { issueBaseVars } from "../issue-label-lane.js";
 import { layerVars } from "../launch-vars.js";
 import { issueSubjectId, pullSubjectId } from "../subject-id.js";
+import { decideApproval } from "./approval-lane.js";
 import { CONVERSE_BOT, isApproval, knownCommands, routeCommand } from "./command-registry.js";
 import type { ForgeResponse, PendingBot } from "./forge-check.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
@@ -45,7 +46,7 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
   const what = `/${command.name}`;
   const replier = replierGate(config, context, event.actorLogin, what);
   if (!replier.ok) return filtered(replier.reason);
-  if (isApproval(command)) return filtered(`${what}: the approve subcommand is taken before routing; no board coordinator holds an approval here`);
+  if (isApproval(command)) return decideApproval(config, event, context, command, replier.gate);
   if (event.state !== undefined && event.state !== "open") return filtered(`${what}: the ${onPull ? "pull request" : "issue"} is not open`);
   const project = projectAllowed(config.project_allowlist, path);
   if (!project.pass) return filtered(project.reason);

@@ -2,7 +2,7 @@ import type { ForgeProvider } from "../delivery-event.js";
 import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
 /** The lanes that need the forge's word before they launch. */
-export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author";
+export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author" | "approval";
 
 /** One bot a pending launch will start, with the key its launch is recorded under. */
 export interface PendingBot {
