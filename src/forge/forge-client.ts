@@ -73,6 +73,8 @@ export interface ThreadFacts {
 export interface CommentRef {
   commentId: string;
   threadId?: string;
+  /** The comment is on an issue, not a pull request (GitLab answers issue notes through its issue API). */
+  onIssue?: boolean;
 }
 
 export type Reaction = "eyes";

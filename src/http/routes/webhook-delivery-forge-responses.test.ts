@@ -11,9 +11,9 @@ describe.each(cases)("what the service says on the forge, on %s, %s", (kind, for
   let w: ForgeWorld;
   const fake = () => fakeOf(w, forge);
   /** The writes the forge received for one command: "METHOD /path" and the text posted. */
-  const command = async (fields: Record<string, unknown>, body: string, by: string = WORLD.maria.login) => {
+  const command = async (fields: Record<string, unknown>, body: string, by: string = WORLD.maria.login, onIssue = false) => {
     const hook = await forgeHook(w, forge, fields);
-    const d = commandDelivery(forge, body, by);
+    const d = commandDelivery(forge, body, by, { onIssue });
     const from = fake().requests.length;
     const res = await deliver(w, hook, d.event, d.payload);
     const writes = fake()
@@ -44,6 +44,19 @@ describe.each(cases)("what the service says on the forge, on %s, %s", (kind, for
     expect(res.body.status).toBe("launched");
     expect(writes).toHaveLength(1);
     expect(writes[0]?.call).toMatch(REACTION);
+  });
+
+  it("on an issue too: the 👀 and the explanation go to the issue's comment", async () => {
+    const accepted = await command({ ...both, bot_ids: ["improve"] }, "/improve add a pool", WORLD.maria.login, true);
+    expect(accepted.res.body.status).toBe("launched");
+    expect(accepted.writes.map((x) => x.call)).toEqual([expect.stringMatching(forge === "forge_a" ? /\/issues\/3\/notes\/\d+\/award_emoji$/ : REACTION)]);
+    const refused = await command(both, "/improve", "drive-by", true);
+    expect(refused.writes).toEqual([
+      {
+        call: expect.stringMatching(forge === "forge_a" ? /\/issues\/3\/discussions\/[0-9a-f]+\/notes$/ : /\/issues\/7\/comments$/),
+        text: expect.stringMatching(/needs a repository role/),
+      },
+    ]);
   });
 
   it("explain_refusals tells a commenter without the role why, once", async () => {

@@ -102,15 +102,13 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
   };
 }
 
-/**
- * Where the command may be answered: on any comment on forge_b and forge_c, on merge request
- * notes on forge_a (its issue notes take no award or reply through the MR API).
- */
+/** Where the command may be answered: its comment or note, on a pull request or an issue. */
 function responseOf(config: WebhookConfig, event: ForgeEvent, command: string): ForgeResponse | undefined {
   if (!config.acknowledge_commands && !config.explain_refusals) return undefined;
-  if (event.commentId === undefined || (event.provider === "forge_a" && event.commentOn !== "pull_request")) return undefined;
+  if (event.commentId === undefined) return undefined;
   return {
     commentId: event.commentId,
+    ...(event.commentOn === "issue" && { onIssue: true }),
     ...(event.threadId !== undefined && { threadId: event.threadId }),
     acknowledge: config.acknowledge_commands,
     explain: config.explain_refusals,

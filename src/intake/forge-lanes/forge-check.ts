@@ -49,6 +49,7 @@ export interface ThreadCheck {
 export interface ForgeResponse {
   commentId: string;
   threadId?: string;
+  onIssue?: boolean;
   /** 👀 on the comment once every check passed (acknowledge_commands). */
   acknowledge: boolean;
   /** One reply saying why, when the commenter is refused for a reason they can act on (explain_refusals). */

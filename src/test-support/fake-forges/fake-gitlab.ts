@@ -138,6 +138,7 @@ const bodyText = (r: RecordedRequest) => String((r.body as { body?: unknown }).b
 
 function routes(fake: () => FakeGitLab): Route[] {
   const mrPath = `^/projects/(?<id>${SEG})/merge_requests/(?<iid>\\d+)`;
+  const issuePath = `^/projects/(?<id>${SEG})/issues/(?<iid>\\d+)`;
   const withMr = (id: string, iid: string, then: (projectId: number, mr: FakeMergeRequest) => Answer): Answer => {
     const projectId = fake().projectId(id);
     const mr = projectId === undefined ? undefined : fake().mergeRequests.get(`${projectId}!${iid}`);
@@ -258,6 +259,33 @@ function routes(fake: () => FakeGitLab): Route[] {
           };
           return json(201, body);
         }),
+    },
+    // Issue notes: any issue of a known project (the lanes only answer on them).
+    {
+      method: "POST",
+      path: new RegExp(`${issuePath}(/discussions/(?<discussionId>[0-9a-f]+))?/notes$`),
+      answer: ({ id, iid }, req) =>
+        fake().projectId(id!) === undefined
+          ? notFound("Project Not Found")
+          : json(201, {
+              ...fake().note({ id: fake().nextId(), author: fake().tokenOwner, body: bodyText(req), createdAt: WORLD.updatedAt }, Number(iid)),
+              noteable_type: "Issue",
+            }),
+    },
+    {
+      method: "POST",
+      path: new RegExp(`${issuePath}/notes/(?<noteId>\\d+)/award_emoji$`),
+      answer: ({ id, noteId }, req) => {
+        if (fake().projectId(id!) === undefined) return notFound("Project Not Found");
+        const body: DeepPartial<AwardEmojiSchema> = {
+          id: fake().nextId(),
+          name: String((req.body as { name?: unknown }).name),
+          user: fake().user(fake().tokenOwner),
+          awardable_id: Number(noteId),
+          awardable_type: "Note",
+        };
+        return json(201, body);
+      },
     },
     {
       method: "GET",
