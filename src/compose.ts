@@ -33,6 +33,10 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeClients } from "./forge/forge-clients.js";
+import { ForgeStep } from "./intake/forge-lanes/forge-step.js";
+import { WebhookForges } from "./intake/forge-lanes/webhook-forge.js";
+import { OverlapStep } from "./intake/overlap.js";
 
 export interface Infrastructure {
   config: Config;
@@ -87,6 +91,18 @@ export function composeServices(infra: Infrastructure): Services {
     quietMs: infra.config.syncDebounceMs,
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
+  // One set of forge clients for the process: the permission cache is shared by every lane.
+  const forgeLog = infra.log.child({ component: "forge" });
+  const forgeClients = new ForgeClients({
+    clock,
+    log: {
+      debug: (m) => forgeLog.debug(m),
+      info: (m) => forgeLog.info(m),
+      warn: (m) => forgeLog.warn(m),
+      error: (m) => forgeLog.error(m),
+    },
+  });
+  const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials }), log: forgeLog });
   const intake = new DeliveryIntake({
     limitDefaults: infra.config.orgDefaults,
     store,
@@ -103,6 +119,8 @@ export function composeServices(infra: Infrastructure): Services {
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault,
     syncDebounceMs: infra.config.syncDebounceMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
+    forge,
+    overlap: new OverlapStep({ store }),
   });
   const retries = new RetrySweeper({ store, clock, launcher, metrics: infra.metrics, log: infra.log.child({ component: "retry-sweeper" }) });
   const schedules = new ScheduleService({ store, clock, ids, access, audit, bots });

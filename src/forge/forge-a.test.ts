@@ -53,6 +53,13 @@ describe("forge_a: GitLab through gitbeaker, against a fake GitLab", () => {
     }
   });
 
+  it("takes the newest non-system note by one of the given authors as their review, one page newest first", async () => {
+    expect(await client.latestReview(WORLD.repo, 7, [WORLD.bot.login])).toEqual({ ok: true, value: { authorLogin: WORLD.bot.login, body: WORLD.review } });
+    expect(await client.latestReview(WORLD.repo, 7, ["nobody"])).toEqual({ ok: true, value: null });
+    expect(fake.server.requests[0]?.path).toMatch(/^\/api\/v4\/projects\/acme%2Fwidgets\/merge_requests\/7\/notes\?/);
+    expect(fake.server.requests).toHaveLength(2);
+  });
+
   it("reads a merge request into facts", async () => {
     expect(await client.pullRequest(WORLD.repo, 7)).toEqual({
       ok: true,

@@ -1,4 +1,14 @@
-import { MergeRequestDiscussions, MergeRequestNoteAwardEmojis, MergeRequestNotes, MergeRequests, ProjectMembers, Users } from "@gitbeaker/rest";
+import {
+  IssueDiscussions,
+  IssueNoteAwardEmojis,
+  IssueNotes,
+  MergeRequestDiscussions,
+  MergeRequestNoteAwardEmojis,
+  MergeRequestNotes,
+  MergeRequests,
+  ProjectMembers,
+  Users,
+} from "@gitbeaker/rest";
 import { createRequesterFn, type RequestOptions } from "@gitbeaker/requester-utils";
 import { Type } from "typebox";
 import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/draft-title.js";
@@ -62,6 +72,9 @@ class GitLabApi implements ForgeApi {
   private readonly discussions: MergeRequestDiscussions;
   private readonly notes: MergeRequestNotes;
   private readonly awards: MergeRequestNoteAwardEmojis;
+  private readonly issueDiscussions: IssueDiscussions;
+  private readonly issueNotes: IssueNotes;
+  private readonly issueAwards: IssueNoteAwardEmojis;
 
   constructor(ctx: ForgeApiContext) {
     // No token here: the guarded fetch adds it. No gitbeaker timeout or rate limiter: the fetch and the lane own both.
@@ -72,6 +85,9 @@ class GitLabApi implements ForgeApi {
     this.discussions = new MergeRequestDiscussions(options);
     this.notes = new MergeRequestNotes(options);
     this.awards = new MergeRequestNoteAwardEmojis(options);
+    this.issueDiscussions = new IssueDiscussions(options);
+    this.issueNotes = new IssueNotes(options);
+    this.issueAwards = new IssueNoteAwardEmojis(options);
   }
 
   /** Members are looked up by user id, so the login is resolved first; GitLab answers 404 for a non-member. */
@@ -109,6 +125,14 @@ class GitLabApi implements ForgeApi {
     };
   }
 
+  /** GitLab has no review body: the newest note by one of `authors` on the MR (one page, newest first) stands for it. */
+  async latestReview(repo: string, number: number, authors: readonly string[]) {
+    const notes = parseAnswer(Type.Array(Note), await this.notes.all(repo, number, { sort: "desc", orderBy: "created_at", perPage: 50, maxPages: 1 }), "notes");
+    const wanted = new Set(authors.map((a) => a.toLowerCase()));
+    const found = notes.find((n) => n.system !== true && n.body !== "" && wanted.has(n.author.username.toLowerCase()));
+    return found ? { authorLogin: found.author.username, body: found.body } : null;
+  }
+
   readonly reviewThread = async (repo: string, number: number, threadId: string): Promise<ThreadFacts> => {
     const d = parseAnswer(Discussion, await this.discussions.show(repo, number, threadId), "a discussion");
     // System notes ("changed this line in version 2") are GitLab's, not a participant's.
@@ -120,12 +144,13 @@ class GitLabApi implements ForgeApi {
   };
 
   async postReply(repo: string, number: number, to: CommentRef, body: string) {
-    const created = to.threadId !== undefined ? await this.discussions.addNote(repo, number, to.threadId, body) : await this.notes.create(repo, number, body);
+    const [discussions, notes] = to.onIssue ? [this.issueDiscussions, this.issueNotes] : [this.discussions, this.notes];
+    const created = to.threadId !== undefined ? await discussions.addNote(repo, number, to.threadId, body) : await notes.create(repo, number, body);
     return { id: idText(parseAnswer(Created, created, "a new note").id) };
   }
 
   async react(repo: string, number: number, to: CommentRef, reaction: Reaction) {
-    await this.awards.award(repo, number, Number(to.commentId), reaction);
+    await (to.onIssue ? this.issueAwards : this.awards).award(repo, number, Number(to.commentId), reaction);
   }
 
   async tokenOwner(): Promise<TokenOwner> {

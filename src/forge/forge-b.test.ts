@@ -47,6 +47,12 @@ describe("forge_b: GitHub through octokit, against a fake GitHub Enterprise", ()
     expect(await client.permissionOf(WORLD.repo, "auditor")).toEqual({ ok: true, value: "guest" });
   });
 
+  it("finds the newest submitted review by one of the given authors", async () => {
+    expect(await client.latestReview(WORLD.repo, 7, ["Review-Bot"])).toEqual({ ok: true, value: { authorLogin: WORLD.bot.login, body: WORLD.review } });
+    expect(await client.latestReview(WORLD.repo, 7, ["nobody"])).toEqual({ ok: true, value: null });
+    expect(fake.server.requests[0]?.path).toBe("/api/v3/repos/acme/widgets/pulls/7/reviews?per_page=100");
+  });
+
   it("reads a pull request into facts", async () => {
     const repo = { id: WORLD.repoId, fullName: WORLD.repo };
     expect(await client.pullRequest(WORLD.repo, 7)).toEqual({

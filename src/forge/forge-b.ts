@@ -37,6 +37,7 @@ const ReviewComment = Type.Object({
   created_at: Type.String(),
 });
 const Created = Type.Object({ id: AnswerId });
+const Review = Type.Object({ user: Type.Union([User, Type.Null()]), body: Type.Union([Type.String(), Type.Null()]), state: Type.String() });
 
 class GitHubApi implements ForgeApi {
   private readonly octokit: InstanceType<typeof GitHub>;
@@ -89,6 +90,17 @@ class GitHubApi implements ForgeApi {
       labels: pr.labels.map((l) => l.name),
       updatedAt: pr.updated_at,
     };
+  }
+
+  /** Reviews come oldest first; a pending review is its author's draft, not yet said. */
+  async latestReview(repo: string, number: number, authors: readonly string[]) {
+    const { owner, name } = ownerAndName(repo);
+    const all = await this.run(() => this.octokit.paginate(this.octokit.rest.pulls.listReviews, { owner, repo: name, pull_number: number, per_page: 100 }));
+    const wanted = new Set(authors.map((a) => a.toLowerCase()));
+    const found = parseAnswer(Type.Array(Review), all, "reviews")
+      .filter((r) => r.state !== "PENDING" && (r.body ?? "") !== "" && wanted.has(r.user?.login.toLowerCase() ?? ""))
+      .at(-1);
+    return found ? { authorLogin: found.user?.login ?? "", body: found.body ?? "" } : null;
   }
 
   /** GitHub has no thread resource: a thread is its first review comment and the replies naming it. */

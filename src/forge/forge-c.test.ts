@@ -58,6 +58,11 @@ describe("forge_c: Forgejo through gitea-js, against a fake Forgejo", () => {
     expect(fake.server.requests).toHaveLength(1);
   });
 
+  it("finds the newest review by one of the given authors", async () => {
+    expect(await client.latestReview(WORLD.repo, 7, [WORLD.bot.login])).toEqual({ ok: true, value: { authorLogin: WORLD.bot.login, body: WORLD.review } });
+    expect(await client.latestReview(WORLD.repo, 7, ["nobody"])).toEqual({ ok: true, value: null });
+  });
+
   it("reads a pull request into facts", async () => {
     expect(await client.pullRequest(WORLD.repo, 7)).toEqual({
       ok: true,

@@ -31,6 +31,7 @@ const Pull = Type.Object({
   updated_at: Type.String(),
 });
 const Created = Type.Object({ id: AnswerId });
+const Review = Type.Object({ user: Type.Optional(Type.Union([User, Type.Null()])), body: Type.Optional(Type.String()), state: Type.Optional(Type.String()) });
 
 /** gitea-js puts path parameters into URLs as they are; ours are encoded first. */
 const seg = encodeURIComponent;
@@ -73,6 +74,17 @@ class ForgejoApi implements ForgeApi {
       labels: (pr.labels ?? []).map((l) => l.name),
       updatedAt: pr.updated_at,
     };
+  }
+
+  /** Oldest first, as Forgejo lists them; a pending review is not yet said. */
+  async latestReview(repo: string, number: number, authors: readonly string[]) {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.gitea.repos.repoListPullReviews(seg(owner), seg(name), number, { limit: 50 });
+    const wanted = new Set(authors.map((a) => a.toLowerCase()));
+    const found = parseAnswer(Type.Array(Review), res.data, "reviews")
+      .filter((r) => r.state !== "PENDING" && (r.body ?? "") !== "" && wanted.has(r.user?.login.toLowerCase() ?? ""))
+      .at(-1);
+    return found ? { authorLogin: found.user?.login ?? "", body: found.body ?? "" } : null;
   }
 
   /** Every answer goes to the pull request's conversation (its issue): Forgejo has no reply-in-thread endpoint. */

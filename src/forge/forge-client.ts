@@ -73,9 +73,17 @@ export interface ThreadFacts {
 export interface CommentRef {
   commentId: string;
   threadId?: string;
+  /** The comment is on an issue, not a pull request (GitLab answers issue notes through its issue API). */
+  onIssue?: boolean;
 }
 
 export type Reaction = "eyes";
+
+/** The newest review one of `authors` left on a pull request (GitLab: their newest note on the MR). */
+export interface ReviewFacts {
+  authorLogin: string;
+  body: string;
+}
 
 export interface TokenOwner {
   login: string;
@@ -94,6 +102,8 @@ export interface ForgeClient {
   /** "none" when the login has no role on the repository. Cached for a few seconds. */
   permissionOf(repo: string, login: string): Promise<ForgeResult<ForgeRole | "none">>;
   pullRequest(repo: string, number: number): Promise<ForgeResult<PullRequestFacts>>;
+  /** The newest non-empty review by one of `authors` (compared without case), or null when there is none. */
+  latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>>;
   /** Null where the forge has no review-thread lane (forge_c: SPEC gives conversational replies to forge_b). */
   readonly reviewThread: ReviewThreadReader | null;
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<ForgeResult<{ id: string }>>;
@@ -108,6 +118,7 @@ export interface ForgeClient {
 export interface ForgeApi {
   permissionOf(repo: string, login: string): Promise<ForgeRole | "none">;
   pullRequest(repo: string, number: number): Promise<PullRequestFacts>;
+  latestReview(repo: string, number: number, authors: readonly string[]): Promise<ReviewFacts | null>;
   reviewThread: ((repo: string, number: number, threadId: string) => Promise<ThreadFacts>) | null;
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<{ id: string }>;
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<void>;

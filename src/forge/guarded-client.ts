@@ -8,6 +8,7 @@ import type {
   ForgeRole,
   PullRequestFacts,
   Reaction,
+  ReviewFacts,
   ReviewThreadReader,
   TokenOwner,
 } from "./forge-client.js";
@@ -66,6 +67,13 @@ export class GuardedForgeClient implements ForgeClient {
     return this.call(async () => {
       checkRepo(repo);
       return this.parts.api.pullRequest(repo, number);
+    });
+  }
+
+  latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>> {
+    return this.call(async () => {
+      checkRepo(repo);
+      return this.parts.api.latestReview(repo, number, authors);
     });
   }
 

@@ -24,6 +24,8 @@ export function deliveryAnswer(o: DeliveryOutcome): Answer {
       return { status: 200, body: { status: "invalid", delivery_id: o.deliveryId, reason: o.reason } };
     case "filtered":
       return { status: 200, body: { status: "filtered", delivery_id: o.deliveryId, reason: o.reason, ...(o.stopped !== undefined && { stopped: o.stopped }) } };
+    case "forge_error":
+      return { status: 200, body: { status: "launch_error", delivery_id: o.deliveryId, reason: o.reason } };
     case "launch":
       return launchAnswer(o.results);
     case "deferred":

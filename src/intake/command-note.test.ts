@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCommandNote } from "./command-note.js";
+import { isCommandNote, parseCommand } from "./command-note.js";
 
 describe("isCommandNote", () => {
   it.each([
@@ -13,5 +13,18 @@ describe("isCommandNote", () => {
     [undefined, false],
   ])("%j → %s", (body, want) => {
     expect(isCommandNote(body)).toBe(want);
+  });
+});
+
+describe("parseCommand", () => {
+  it.each([
+    ["/re-review", { name: "re-review", args: "" }],
+    ["/Re-Review   why take this lock?  \nmore text", { name: "re-review", args: "why take this lock?" }],
+    ["> quoted\n\n/improve make it faster", { name: "improve", args: "make it faster" }],
+    ["please /re-review", undefined],
+    ["/", undefined],
+    ["//re-review", undefined],
+  ])("%j → %j", (body, want) => {
+    expect(parseCommand(body)).toEqual(want);
   });
 });

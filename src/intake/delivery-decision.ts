@@ -1,21 +1,9 @@
 import type { LaunchRequest } from "../admission/launch-types.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
+import type { ForgeCheck } from "./forge-lanes/forge-check.js";
+import type { LaunchPlan } from "./launch-plan.js";
 
-/** One run to launch; each bot of a fan-out gets its own plan, key and variables. */
-export interface LaunchPlan {
-  botId: string;
-  /** A fresh map per plan: handler base, bot rule vars, operator_launch_vars, launch_vars. */
-  vars: Record<string, string>;
-  idempotencyKey: string;
-  /** What runs are bound to, e.g. `gh:acme/app#12`; a pull_request close stops runs by it. */
-  subjectId: string;
-  parentSubjectId?: string;
-  subjectSha?: string;
-  /** "" when a generic request names no project. */
-  projectPath: string;
-  repoUrl?: string;
-  repoRef?: string;
-}
+export type { LaunchPlan } from "./launch-plan.js";
 
 export type InvalidCode =
   | "bad_signature"
@@ -39,19 +27,17 @@ export type DeliveryDecision =
   /** 202 `deferred`: each plan parked until the quiet window passes (synchronize with a debounce; intake/parked-launches.ts). */
   | { kind: "defer"; launches: LaunchPlan[]; eventAt?: string }
   /** Each plan: idempotent insert, then the launch gate: 200 launched or duplicate, 402/429 denial. */
-  | { kind: "launch"; launches: LaunchPlan[] };
+  | { kind: "launch"; launches: LaunchPlan[] }
+  /** Not an answer: the forge step (forge-lanes/forge-step.ts) performs the check and decides again. */
+  | { kind: "forge"; check: ForgeCheck }
+  /** 200; a launch_error row naming the forge's failure: nothing launched, nothing posted (review rule 7). */
+  | { kind: "forge_error"; reason: string };
 
-export const filtered = (reason: string): DeliveryDecision => ({ kind: "filtered", reason });
+/** What the intake acts on: every decision once the forge step has answered its checks. */
+export type FinalDecision = Exclude<DeliveryDecision, { kind: "forge" }>;
+
+export const filtered = (reason: string): { kind: "filtered"; reason: string } => ({ kind: "filtered", reason });
 export const invalid = (code: InvalidCode, reason: string): DeliveryDecision => ({ kind: "invalid", code, reason });
-
-/** Lanes that need live forge API checks are filtered until a forge client exists. */
-export const NEEDS_FORGE_API = {
-  command: "command lane needs forge API checks (not available yet)",
-  threadReply: "thread-reply lane needs forge API checks (not available yet)",
-  reviewRequest: "review-request lane needs forge API checks (not available yet)",
-  trustedAuthor: "trusted-author issue-opened lane needs forge API checks (not available yet)",
-  mergeQueue: "merge-queue lane needs forge API checks (not available yet)",
-} as const;
 
 /**
  * HTTP status of an invalid delivery. A bad signature is 401; generic callers get 400 with the

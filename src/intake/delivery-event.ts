@@ -73,12 +73,16 @@ export interface ForgeEvent {
   fork: ForkFacts;
   authorAssociation?: string;
   requestedReviewer?: string;
+  /** GitHub's `dequeued` reason (MERGE_CONFLICT, CI_FAILURE …): why the merge queue ejected the PR. */
+  dequeueReason?: string;
   changes: EventChanges;
   updatedAt?: string;
   /** The forge's time for this event: the subject's updated_at (no forge sends a delivery time). */
   eventAt?: string;
   commentId?: string;
   commentBody?: string;
+  /** The review thread a comment replies in: GitLab's discussion_id, GitHub's in_reply_to_id (the thread's first comment). */
+  threadId?: string;
   /** What a comment or note is attached to. */
   commentOn?: "pull_request" | "issue" | "commit" | "snippet";
   state?: "open" | "closed";

@@ -18,6 +18,8 @@ import { tokenMatches } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
 import { invalidHttpStatus } from "./delivery-decision.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
+import type { ForgeStep } from "./forge-lanes/forge-step.js";
+import type { OverlapStep } from "./overlap.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
@@ -52,6 +54,10 @@ export interface DeliveryIntakeDeps {
   parked: ParkedLaunches;
   /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
   botLogins: readonly string[];
+  /** Performs the forge checks a lane asks for, before any write of the delivery. */
+  forge: ForgeStep;
+  /** The webhook's `overlap` against runs in flight, before any write. */
+  overlap: OverlapStep;
 }
 
 /** How long a webhook whose monthly quota refused a call takes the admission-first path. */
@@ -145,7 +151,7 @@ export class DeliveryIntake {
      */
     let admission: CallLimits | undefined = limits;
     /** A non-launching outcome's row, with the admission when it is pending; or the refusal. */
-    const recordAs = async (row: Base, status: "filtered" | "invalid", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
+    const recordAs = async (row: Base, status: "filtered" | "invalid" | "launch_error", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
       const id = this.deps.ids.next("dlv");
       const recorded = recordedRow(row, status, { reason }, id);
       const committed = await store.ledger.commit({ admission, row: recorded });
@@ -183,6 +189,8 @@ export class DeliveryIntake {
         const httpStatus = invalidHttpStatus(provider, decision.code);
         return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }));
       }
+      case "forge_error":
+        return recordAs(row, "launch_error", decision.reason, (deliveryId) => ({ kind: "forge_error", reason: decision.reason, deliveryId }));
       case "stop": {
         const admitted = await admitAlone();
         if (admitted.kind !== "admitted") return refuse(admitted);
@@ -206,6 +214,7 @@ export class DeliveryIntake {
         for (const [i, plan] of decision.launches.entries()) {
           const result = await this.plans.launch(target, row, plan, i === 0 ? admission : undefined);
           if (result.kind === "refused") return refuse(result.refusal);
+          if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
           results.push(result);
         }
         return { kind: "launch", results };
@@ -235,7 +244,9 @@ export class DeliveryIntake {
       context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
     });
     const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
-    return { row, decision: evaluated.decision };
+    const asked = evaluated.decision;
+    const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check) : asked);
+    return { row, decision };
   }
 
   /** A call the bucket or the monthly quota refused: recorded under a key of its own. */

@@ -60,6 +60,8 @@ export type DeliveryOutcome =
   | { kind: "invalid"; deliveryId: string; reason: string; httpStatus: 200 | 400 | 401 }
   /** 200: filtered or ignored, with the reason on the row; `stopped` for a closed pull request. */
   | { kind: "filtered"; deliveryId: string; reason: string; stopped?: number }
+  /** 200: a launch_error row naming the forge's failure; nothing launched, nothing posted (review rule 7). */
+  | { kind: "forge_error"; deliveryId: string; reason: string }
   /** 200 when anything launched or was a duplicate; otherwise the first denial's envelope. */
   | { kind: "launch"; results: LaunchResultOf[] }
   /** 202 `deferred` when any bot's launch was parked; otherwise 200 (an older push, or a replay). */

@@ -92,7 +92,7 @@ describe("verify + parse + decide never throw", () => {
             p.signModes[0] === "hmac" ? { mode: "hmac", secret: SECRET } : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
           const body = prepareBody({ provider, headers, rawBody, auth });
           const out = evaluateDelivery({ config, headers, body, context: deliveryContext({ syncDebounceMs: debounceMs }) });
-          expect(["filtered", "invalid", "stop", "defer", "launch"]).toContain(out.decision.kind);
+          expect(["filtered", "invalid", "stop", "defer", "launch", "forge"]).toContain(out.decision.kind);
           if (!signIt) expect(out.decision.kind).toBe("invalid");
         },
       ),

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { decideDelivery } from "./decide-delivery.js";
 import type { DeliveryContext } from "./delivery-context.js";
-import { NEEDS_FORGE_API } from "./delivery-decision.js";
 import { deliveryContext, fixture, forgeEvent, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
 
 const examples = loadGithubExamples();
@@ -75,7 +74,6 @@ describe("forge_b pull_request table", () => {
   });
 
   it.each([
-    ["review_requested", NEEDS_FORGE_API.reviewRequest],
     ["labeled", "pull_request labeled does not trigger"],
     ["converted_to_draft", "pull_request converted_to_draft does not trigger"],
     ["assigned", "pull_request assigned does not trigger"],
@@ -83,8 +81,15 @@ describe("forge_b pull_request table", () => {
     expect(decideB("pull_request", action)).toEqual({ kind: "filtered", reason });
   });
 
-  it("dequeued (merge-queue ejection) waits for the forge API", () => {
-    expect(decideB("pull_request", "opened", {}, (p) => (p.action = "dequeued"))).toEqual({ kind: "filtered", reason: NEEDS_FORGE_API.mergeQueue });
+  it("review_requested from someone else than the bot is filtered", () => {
+    expect(decideB("pull_request", "review_requested")).toMatchObject({ kind: "filtered", reason: expect.stringMatching(/not the bot$/) });
+  });
+
+  it("dequeued without a healable reason is filtered", () => {
+    expect(decideB("pull_request", "opened", {}, (p) => (p.action = "dequeued"))).toEqual({
+      kind: "filtered",
+      reason: "dequeued for no stated reason: not healable",
+    });
   });
 
   it.each(["opened", "reopened", "ready_for_review", "synchronize"])("a draft never auto-launches (%s)", (action) => {
@@ -162,11 +167,18 @@ describe("forge_b pull_request table", () => {
     expect(decideB("pull_request", "opened", { event_allowlist: ["issues"] })).toMatchObject({ kind: "filtered" });
   });
 
-  it("comment lanes wait for forge API checks", () => {
-    expect(decideB("issue_comment", "created", { event_allowlist: ["*"] })).toEqual({ kind: "filtered", reason: NEEDS_FORGE_API.command });
+  it("an edited comment is not a new command", () => {
+    expect(decideB("issue_comment", "edited", { event_allowlist: ["*"] })).toEqual({ kind: "filtered", reason: "issue_comment edited does not trigger" });
+  });
+
+  it("a comment that is not a command, and a review comment without the converse bot, are filtered", () => {
+    expect(decideB("issue_comment", "created", { event_allowlist: ["*"] })).toEqual({
+      kind: "filtered",
+      reason: "comment is not a command (its first line does not start with /)",
+    });
     expect(decideB("pull_request_review_comment", "created", { event_allowlist: ["pull_request_review_comment"] })).toEqual({
       kind: "filtered",
-      reason: NEEDS_FORGE_API.threadReply,
+      reason: "thread reply: the converse bot is not in bot_ids",
     });
   });
 

@@ -1,8 +1,13 @@
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import type { DeliveryContext } from "./delivery-context.js";
-import { filtered, invalid, NEEDS_FORGE_API, type DeliveryDecision } from "./delivery-decision.js";
+import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
 import type { ForgeEvent } from "./delivery-event.js";
+import { decideCommand } from "./forge-lanes/command-lane.js";
+import { decideReviewRequest, requestsBot } from "./forge-lanes/review-request-lane.js";
+import { decideThreadReply } from "./forge-lanes/thread-reply-lane.js";
+import { decideIssueOpened } from "./forge-lanes/trusted-author-lane.js";
 import { decideIssueLabel } from "./issue-label-lane.js";
+import { decideMergeQueueEjection } from "./merge-queue-lane.js";
 import { decideReview } from "./review-lane.js";
 import { pullSubjectId } from "./subject-id.js";
 
@@ -24,9 +29,11 @@ function decidePullRequest(config: WebhookConfig, event: ForgeEvent, context: De
     case "synchronize":
       return config.review_on_sync ? decideReview(config, event, context, true) : filtered("synchronize: review_on_sync is off");
     case "review_requested":
-      return filtered(NEEDS_FORGE_API.reviewRequest);
+      return requestsBot(config, event, context)
+        ? decideReviewRequest(config, event, context)
+        : filtered(`review requested from ${event.requestedReviewer ?? "a team"}, not the bot`);
     case "dequeued":
-      return filtered(NEEDS_FORGE_API.mergeQueue);
+      return decideMergeQueueEjection(config, event, context);
     case "edited":
       return filtered("pull_request edited does not trigger a review (re-trigger by reopening or by command)");
     default:
@@ -39,7 +46,7 @@ function decideIssues(config: WebhookConfig, event: ForgeEvent, context: Deliver
     case "labeled":
       return decideIssueLabel(config, event, context);
     case "opened":
-      return config.auto_implement_on_open ? filtered(NEEDS_FORGE_API.trustedAuthor) : filtered("issues opened: auto_implement_on_open is off");
+      return decideIssueOpened(config, event, context);
     default:
       // Gitea's label_updated names no applied label, so it cannot prove a fresh label.
       return filtered(`issues ${event.action || "(no action)"} does not trigger`);
@@ -55,9 +62,14 @@ export function decideGithubLike(config: WebhookConfig, event: ForgeEvent, conte
       return decideIssues(config, event, context);
     case "pull_request_comment":
     case "note":
-      return filtered(NEEDS_FORGE_API.command);
+      // An edited or deleted comment is not a new command.
+      return event.action === "created" ? decideCommand(config, event, context) : filtered(`issue_comment ${event.action || "(no action)"} does not trigger`);
     case "pull_request_review_comment":
-      return filtered(NEEDS_FORGE_API.threadReply);
+      // Spec: conversational review-thread replies are forge_b's only.
+      if (event.provider !== "forge_b") return filtered("review-comment replies are a forge_b lane");
+      return event.action === "created"
+        ? decideThreadReply(config, event, context)
+        : filtered(`pull_request_review_comment ${event.action || "(no action)"} does not trigger`);
     default:
       return filtered(`unhandled event: ${event.eventName || "(no event header)"}`);
   }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { decideDelivery } from "./decide-delivery.js";
-import { NEEDS_FORGE_API } from "./delivery-decision.js";
 import { deliveryContext, fixture, forgeEvent, webhookConfig } from "./fixtures/fixtures.js";
 
 const SHA = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";
@@ -72,9 +71,9 @@ describe("forge_a Merge Request Hook table", () => {
     ["a re-request", { previous: [{ username: "acme-bot" }], current: [{ username: "acme-bot", re_requested: true }] }],
     ["a newly added bot", { previous: [], current: [{ username: "acme-bot" }] }],
   ])("%s of the bot account is the review-request lane", (_name, reviewers) => {
-    expect(mr("gitlab-merge-request-update-unchanged", {}, (p) => (p.changes = { reviewers }))).toEqual({
-      kind: "filtered",
-      reason: NEEDS_FORGE_API.reviewRequest,
+    expect(mr("gitlab-merge-request-update-unchanged", {}, (p) => (p.changes = { reviewers }))).toMatchObject({
+      kind: "forge",
+      check: { lane: "review_request", provePull: true },
     });
   });
 
@@ -160,12 +159,22 @@ describe("forge_a event selection", () => {
 });
 
 describe("forge_a Note Hook", () => {
-  it("a command note waits for the command lane", () => {
-    expect(decideA("gitlab-note-merge-request", "Note Hook")).toEqual({ kind: "filtered", reason: NEEDS_FORGE_API.command });
+  it("a command note asks the forge to gate the replier and prove the merge request", () => {
+    expect(decideA("gitlab-note-merge-request", "Note Hook")).toMatchObject({ kind: "forge", check: { lane: "command", provePull: true } });
   });
 
-  it("a plain note waits for the thread-reply lane", () => {
+  it("an updated note is not a new command", () => {
+    expect(decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).action = "update"))).toEqual({
+      kind: "filtered",
+      reason: "note update does not trigger",
+    });
+    expect(decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).action = "create")).kind).toBe("forge");
+  });
+
+  it("a plain note is a thread reply, which needs the converse bot", () => {
     const d = decideA("gitlab-note-merge-request", "Note Hook", {}, (p) => (attrs(p).note = "Looks good, but see /docs"));
-    expect(d).toEqual({ kind: "filtered", reason: NEEDS_FORGE_API.threadReply });
+    expect(d).toEqual({ kind: "filtered", reason: "thread reply: the converse bot is not in bot_ids" });
+    const converse = decideA("gitlab-note-merge-request", "Note Hook", { bot_ids: ["review-pr", "converse"] }, (p) => (attrs(p).note = "Why?"));
+    expect(converse).toMatchObject({ kind: "forge", check: { lane: "thread_reply", thread: { rule: "took_part" } } });
   });
 });

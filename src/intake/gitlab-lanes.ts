@@ -1,22 +1,13 @@
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { isCommandNote } from "./command-note.js";
-import { identityLogins, type DeliveryContext } from "./delivery-context.js";
-import { filtered, NEEDS_FORGE_API, type DeliveryDecision } from "./delivery-decision.js";
+import type { DeliveryContext } from "./delivery-context.js";
+import { filtered, type DeliveryDecision } from "./delivery-decision.js";
 import type { ForgeEvent } from "./delivery-event.js";
-import { normaliseLogin } from "./filters.js";
+import { decideCommand } from "./forge-lanes/command-lane.js";
+import { decideReviewRequest, requestsBot } from "./forge-lanes/review-request-lane.js";
+import { decideThreadReply } from "./forge-lanes/thread-reply-lane.js";
 import { decideIssueLabel } from "./issue-label-lane.js";
 import { decideReview } from "./review-lane.js";
-
-/** changes.reviewers re-requests the bot account, or newly adds it. */
-function reRequestsBot(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): boolean {
-  const reviewers = event.changes.reviewers;
-  if (!reviewers) return false;
-  const bots = identityLogins(config, context);
-  const had = new Set(reviewers.previous.map(normaliseLogin));
-  return (
-    reviewers.reRequested.some((l) => bots.has(normaliseLogin(l))) || reviewers.current.some((l) => bots.has(normaliseLogin(l)) && !had.has(normaliseLogin(l)))
-  );
-}
 
 /** GitLab Merge Request Hook actions: open, reopen, and update from draft to ready. */
 function decideMergeRequest(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): DeliveryDecision {
@@ -27,12 +18,22 @@ function decideMergeRequest(config: WebhookConfig, event: ForgeEvent, context: D
     case "update": {
       const draft = event.changes.draft;
       if (draft?.previous === true && draft.current === false) return decideReview(config, event, context, false);
-      if (reRequestsBot(config, event, context)) return filtered(NEEDS_FORGE_API.reviewRequest);
+      if (requestsBot(config, event, context)) return decideReviewRequest(config, event, context);
       return filtered("merge_request update without draft→ready does not re-trigger");
     }
     default:
       return filtered(`merge_request ${event.action || "(no action)"} does not trigger`);
   }
+}
+
+/** Note Hook routes, in order: a command (issue or MR), then a plain reply in the bot's MR thread. */
+function decideNote(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): DeliveryDecision {
+  // GitLab 16+ says create or update; older instances send no action and hook only creations.
+  if (event.action !== "" && event.action !== "create") return filtered(`note ${event.action} does not trigger`);
+  if (event.commentOn !== "pull_request" && event.commentOn !== "issue") return filtered(`notes on a ${event.commentOn ?? "(unknown)"} do not trigger`);
+  if (isCommandNote(event.commentBody)) return decideCommand(config, event, context);
+  if (event.commentOn === "issue") return filtered("a non-command issue note does not trigger");
+  return decideThreadReply(config, event, context);
 }
 
 /** Events of GitLab, after push and the event allowlist. */
@@ -41,7 +42,7 @@ export function decideGitlab(config: WebhookConfig, event: ForgeEvent, context: 
     case "merge_request":
       return decideMergeRequest(config, event, context);
     case "note":
-      return filtered(isCommandNote(event.commentBody) ? NEEDS_FORGE_API.command : NEEDS_FORGE_API.threadReply);
+      return decideNote(config, event, context);
     case "issues":
       return decideIssueLabel(config, event, context);
     default:

@@ -36,3 +36,13 @@ export function issueLabelKey(tenantId: string, webhookId: string, projectRef: s
 export function withBotSegment(key: string, botId: string): string {
   return `${key}|bot:${botId}`;
 }
+
+/** Issue-opened lane (auto_implement_on_open): one run per issue, however often the forge redelivers it. */
+export function issueOpenedKey(tenantId: string, webhookId: string, projectRef: string, issueNumber: number): string {
+  return `issue|${tenantId}|${webhookId}|${projectRef}|${issueNumber}|opened`;
+}
+
+/** Merge-queue auto-heal: the branch-improvement bot once per head SHA. */
+export function healKey(pullKey: string): string {
+  return `${pullKey}|heal`;
+}

@@ -15,7 +15,7 @@ const TITLE_MAX = 200;
  * scope_notes tells the review bot what it is looking at: the PR/MR, its title and the
  * branches, e.g. `PR #2 "Update README": changes into master`.
  */
-export function scopeNotes(event: ForgeEvent, number: number): string {
+export function scopeNotes(event: Pick<ForgeEvent, "provider" | "title" | "headRef" | "baseRef">, number: number): string {
   const ref = event.provider === "forge_a" ? `MR !${number}` : `PR #${number}`;
   const raw = (event.title ?? "").replace(/\s+/g, " ").trim();
   const title = raw.length > TITLE_MAX ? `${raw.slice(0, TITLE_MAX - 1)}…` : raw;

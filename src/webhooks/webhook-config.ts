@@ -84,6 +84,10 @@ export interface WebhookConfig {
   min_replier_role: ReplierRole;
   branch_improve_as_pr: boolean;
   auto_implement_on_open: boolean;
+  /** An accepted command is answered with an 👀 reaction on the forge (beyond the spec; default off). */
+  acknowledge_commands: boolean;
+  /** A refusal the commenter can act on (role, fork, unknown command) is explained in one reply (beyond the spec; default off). */
+  explain_refusals: boolean;
   provisioned_by: string | null;
   created_at: string;
   updated_at: string;

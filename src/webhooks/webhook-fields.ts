@@ -136,6 +136,8 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     min_replier_role: oneOf(REPLIER_ROLES),
     branch_improve_as_pr: bool,
     auto_implement_on_open: bool,
+    acknowledge_commands: bool,
+    explain_refusals: bool,
   };
 }
 

@@ -46,6 +46,8 @@ export function configFromRow(r: WebhookRow): WebhookConfig {
     min_replier_role: r.min_replier_role as ReplierRole,
     branch_improve_as_pr: r.branch_improve_as_pr === 1,
     auto_implement_on_open: r.auto_implement_on_open === 1,
+    acknowledge_commands: r.acknowledge_commands === 1,
+    explain_refusals: r.explain_refusals === 1,
     provisioned_by: r.provisioned_by,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),

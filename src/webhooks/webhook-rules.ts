@@ -39,6 +39,8 @@ export function webhookDefaults(provider: ProviderName): EditableConfig {
     min_replier_role: "developer",
     branch_improve_as_pr: false,
     auto_implement_on_open: false,
+    acknowledge_commands: false,
+    explain_refusals: false,
   };
 }
 

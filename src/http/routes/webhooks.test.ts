@@ -70,6 +70,8 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
       min_replier_role: "developer",
       branch_improve_as_pr: false,
       auto_implement_on_open: false,
+      acknowledge_commands: false,
+      explain_refusals: false,
       provisioned_by: null,
       delivery_url: `https://hooks.example.com/api/webhooks/forge_b/${config.id}`,
     });

@@ -148,11 +148,13 @@ export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
   if (kind === "note") {
     const commentOn = NOTEABLE[strAt(attrs, "noteable_type") ?? ""];
     const subject = commentOn === "pull_request" ? at(root, "merge_request") : commentOn === "issue" ? at(root, "issue") : undefined;
-    return Object.assign(base, commentOn === "pull_request" ? mrFields(subject) : {}, {
+    const issueFields = commentOn === "issue" ? { title: strAt(subject, "title"), body: strAt(subject, "description") } : {};
+    return Object.assign(base, commentOn === "pull_request" ? mrFields(subject) : issueFields, {
       number: intAt(subject, "iid"),
       url: textAt(attrs, "url"),
       commentId: idAt(attrs, "id"),
       commentBody: strAt(attrs, "note"),
+      threadId: textAt(attrs, "discussion_id"),
       commentOn,
       state: stateOf(subject),
     });

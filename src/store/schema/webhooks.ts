@@ -41,6 +41,8 @@ export interface WebhooksTable {
   authorized_repliers: string;
   min_replier_role: string;
   branch_improve_as_pr: number;
+  acknowledge_commands: number;
+  explain_refusals: number;
   auto_implement_on_open: number;
   provisioned_by: string | null;
   /** Salted SHA-256 of the token, `salt$hash`. */

@@ -1,4 +1,4 @@
-import type { Comment, PullRequest, Reaction, RepoCollaboratorPermission, Repository, User } from "gitea-js";
+import type { Comment, PullRequest, PullReview, Reaction, RepoCollaboratorPermission, Repository, User } from "gitea-js";
 import { FakeServer, type Answer, type RecordedRequest, type Route } from "./fake-server.js";
 import { IdSequence, WORLD, type DeepPartial } from "./world.js";
 
@@ -32,10 +32,16 @@ export class FakeForgejo {
   /** `repo\nlogin` → access mode (none, read, write, admin, owner); a known user not here has none. */
   readonly access = new Map<string, string>([[`${WORLD.repo}\n${WORLD.maria.login}`, "write"]]);
   readonly pulls = new Map<string, FakeForgejoPull>();
+  /** `repo#number` → reviews, oldest first. */
+  readonly reviews = new Map<string, { id: number; author: Person; body: string; state: "COMMENT" | "APPROVED" | "PENDING" }[]>();
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
     const repo = { id: WORLD.repoId, fullName: WORLD.repo };
+    this.reviews.set(`${WORLD.repo}#${WORLD.number}`, [
+      { id: 801, author: { ...WORLD.bot }, body: WORLD.review, state: "COMMENT" },
+      { id: 802, author: { ...WORLD.maria }, body: "Thanks, fixing.", state: "COMMENT" },
+    ]);
     this.pulls.set(`${WORLD.repo}#${WORLD.number}`, {
       state: "open",
       merged: false,
@@ -117,6 +123,25 @@ const notFound = json(404, { errors: [], message: "The target couldn't be found.
 function routes(fake: () => FakeForgejo): Route[] {
   const repoPath = `^/repos/(?<owner>${SEG})/(?<repo>${SEG})`;
   return [
+    {
+      method: "GET",
+      path: new RegExp(`${repoPath}/pulls/(?<index>\\d+)/reviews$`),
+      answer: ({ owner, repo, index }) => {
+        const all = fake().reviews.get(`${owner}/${repo}#${index}`);
+        if (!all) return notFound;
+        const body: DeepPartial<PullReview>[] = all.map((r) => ({
+          id: r.id,
+          user: fake().user(r.author),
+          body: r.body,
+          state: r.state,
+          commit_id: WORLD.headSha,
+          stale: false,
+          dismissed: false,
+          submitted_at: WORLD.updatedAt,
+        }));
+        return json(200, body);
+      },
+    },
     {
       method: "GET",
       path: new RegExp(`${repoPath}/collaborators/(?<collaborator>${SEG})/permission$`),

@@ -37,6 +37,8 @@ export class FakeGitHub {
   readonly roles = new Map<string, string>([[`${WORLD.repo}\n${WORLD.maria.login}`, "write"]]);
   readonly pulls = new Map<string, FakePull>();
   readonly reviewComments = new Map<string, FakeReviewComment[]>();
+  /** `repo#number` → reviews, oldest first. */
+  readonly reviews = new Map<string, { id: number; author: Person; body: string; state: "COMMENTED" | "APPROVED" | "PENDING" }[]>();
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -54,6 +56,11 @@ export class FakeGitHub {
       labels: [...WORLD.labels],
       updatedAt: WORLD.updatedAt,
     });
+    this.reviews.set(`${WORLD.repo}#${WORLD.number}`, [
+      { id: 801, author: { ...WORLD.bot }, body: WORLD.review, state: "COMMENTED" },
+      { id: 802, author: { ...WORLD.maria }, body: "Thanks, fixing.", state: "COMMENTED" },
+      { id: 803, author: { ...WORLD.bot }, body: "", state: "PENDING" },
+    ]);
     this.reviewComments.set(`${WORLD.repo}#${WORLD.number}`, [
       { id: 501, author: { ...WORLD.bot }, body: "This loop allocates on every call.", createdAt: WORLD.createdAt },
       { id: 502, inReplyTo: 501, author: { ...WORLD.maria }, body: "Would a pool help here?", createdAt: WORLD.updatedAt },
@@ -173,6 +180,25 @@ function routes(fake: () => FakeGitHub): Route[] {
       answer: ({ owner, repo, number }) => {
         const pull = fake().pulls.get(`${owner}/${repo}#${number}`);
         return pull ? json(200, fake().pullBody(Number(number), pull)) : notFound;
+      },
+    },
+    {
+      method: "GET",
+      path: new RegExp(`${repoPath}/pulls/(?<number>\\d+)/reviews$`),
+      answer: ({ owner, repo, number }) => {
+        const all = fake().reviews.get(`${owner}/${repo}#${number}`);
+        if (!all) return notFound;
+        const body: DeepPartial<Schemas["pull-request-review"]>[] = all.map((r) => ({
+          id: r.id,
+          node_id: `PRR_${r.id}`,
+          user: fake().user(r.author),
+          body: r.body,
+          state: r.state,
+          commit_id: WORLD.headSha,
+          author_association: "MEMBER",
+          ...(r.state !== "PENDING" && { submitted_at: WORLD.updatedAt }),
+        }));
+        return json(200, body);
       },
     },
     {

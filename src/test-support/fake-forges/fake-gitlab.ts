@@ -52,6 +52,8 @@ export class FakeGitLab {
   readonly accessLevels = new Map<string, number>([[`${WORLD.repoId}\n${WORLD.maria.id}`, 30]]);
   readonly mergeRequests = new Map<string, FakeMergeRequest>();
   readonly discussions = new Map<string, FakeNote[]>();
+  /** `projectId!iid` → the MR's notes, oldest first (discussion notes included as GitLab lists them). */
+  readonly mrNotes = new Map<string, FakeNote[]>();
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -68,6 +70,11 @@ export class FakeGitLab {
       labels: [...WORLD.labels],
       updatedAt: WORLD.updatedAt,
     });
+    this.mrNotes.set(`${WORLD.repoId}!${WORLD.number}`, [
+      { id: 201, author: { ...WORLD.bot }, body: WORLD.review, createdAt: WORLD.createdAt },
+      { id: 202, author: { ...WORLD.maria }, body: "Thanks, fixing.", createdAt: WORLD.updatedAt },
+      { id: 203, author: { ...WORLD.bot }, body: "added 1 commit", createdAt: WORLD.updatedAt, system: true },
+    ]);
     this.discussions.set(DISCUSSION_ID, [
       { id: 301, author: { ...WORLD.bot }, body: "This loop allocates on every call.", createdAt: WORLD.createdAt },
       { id: 302, author: { ...WORLD.maria }, body: "Would a pool help here?", createdAt: WORLD.updatedAt },
@@ -131,6 +138,7 @@ const bodyText = (r: RecordedRequest) => String((r.body as { body?: unknown }).b
 
 function routes(fake: () => FakeGitLab): Route[] {
   const mrPath = `^/projects/(?<id>${SEG})/merge_requests/(?<iid>\\d+)`;
+  const issuePath = `^/projects/(?<id>${SEG})/issues/(?<iid>\\d+)`;
   const withMr = (id: string, iid: string, then: (projectId: number, mr: FakeMergeRequest) => Answer): Answer => {
     const projectId = fake().projectId(id);
     const mr = projectId === undefined ? undefined : fake().mergeRequests.get(`${projectId}!${iid}`);
@@ -213,6 +221,21 @@ function routes(fake: () => FakeGitLab): Route[] {
         }),
     },
     {
+      method: "GET",
+      path: new RegExp(`${mrPath}/notes$`),
+      answer: ({ id, iid }, _req, url) =>
+        withMr(id!, iid!, (projectId) => {
+          const all = [...(fake().mrNotes.get(`${projectId}!${iid}`) ?? [])];
+          // GitLab's default and our ask: newest first by created_at.
+          if ((url.searchParams.get("sort") ?? "desc") === "desc") all.reverse();
+          const perPage = Number(url.searchParams.get("per_page") ?? 20);
+          return json(
+            200,
+            all.slice(0, perPage).map((n) => fake().note(n, Number(iid))),
+          );
+        }),
+    },
+    {
       method: "POST",
       path: new RegExp(`${mrPath}/notes$`),
       answer: ({ id, iid }, req) =>
@@ -236,6 +259,33 @@ function routes(fake: () => FakeGitLab): Route[] {
           };
           return json(201, body);
         }),
+    },
+    // Issue notes: any issue of a known project (the lanes only answer on them).
+    {
+      method: "POST",
+      path: new RegExp(`${issuePath}(/discussions/(?<discussionId>[0-9a-f]+))?/notes$`),
+      answer: ({ id, iid }, req) =>
+        fake().projectId(id!) === undefined
+          ? notFound("Project Not Found")
+          : json(201, {
+              ...fake().note({ id: fake().nextId(), author: fake().tokenOwner, body: bodyText(req), createdAt: WORLD.updatedAt }, Number(iid)),
+              noteable_type: "Issue",
+            }),
+    },
+    {
+      method: "POST",
+      path: new RegExp(`${issuePath}/notes/(?<noteId>\\d+)/award_emoji$`),
+      answer: ({ id, noteId }, req) => {
+        if (fake().projectId(id!) === undefined) return notFound("Project Not Found");
+        const body: DeepPartial<AwardEmojiSchema> = {
+          id: fake().nextId(),
+          name: String((req.body as { name?: unknown }).name),
+          user: fake().user(fake().tokenOwner),
+          awardable_id: Number(noteId),
+          awardable_type: "Note",
+        };
+        return json(201, body);
+      },
     },
     {
       method: "GET",

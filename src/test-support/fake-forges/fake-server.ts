@@ -74,6 +74,11 @@ export class FakeServer {
     this.faults.push({ ...fault });
   }
 
+  /** Drops the faults not yet taken, so one case's leftovers do not reach the next. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   async close(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.server.closeAllConnections();

@@ -15,6 +15,8 @@ export const WORLD = {
   createdAt: "2026-11-19T09:00:00Z",
   maria: { login: "maria", id: 42 },
   bot: { login: "review-bot", id: 99 },
+  /** The bot's review of the pull request, as each fake holds it. */
+  review: "Two findings: the sprocket loop allocates per call; the cache is never evicted.",
   /** A fork's repository, for the cases that need one. */
   fork: { fullName: "mallory/widgets", id: 2002 },
 } as const;

@@ -1,0 +1,19 @@
+/** One run to launch; each bot of a fan-out gets its own plan, key and variables. */
+export interface LaunchPlan {
+  botId: string;
+  /** A fresh map per plan: handler base, bot rule vars, operator_launch_vars, launch_vars. */
+  vars: Record<string, string>;
+  idempotencyKey: string;
+  /** What runs are bound to, e.g. `gh:acme/app#12`; a pull_request close stops runs by it. */
+  subjectId: string;
+  parentSubjectId?: string;
+  subjectSha?: string;
+  /** "" when a generic request names no project. */
+  projectPath: string;
+  repoUrl?: string;
+  repoRef?: string;
+  /** A re-requested review (forge_b): folds into an in-flight review of the subject unless overlap is supersede. */
+  collapse?: boolean;
+  /** In-flight runs of the same (webhook, subject, bot) to cancel once this plan launched (overlap supersede). */
+  supersedes?: string[];
+}
