@@ -22,8 +22,8 @@ import { RunCredentials } from "./credentials/run-credentials.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
-import { BodyBatch } from "./intake/body-batch.js";
-import { ParkedLaunches } from "./intake/parked-launches.js";
+import { BodyBatch } from "./intake/pipeline/body-batch.js";
+import { ParkedLaunches } from "./intake/parked/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
 import { BoardService } from "./surfaces/board-service.js";
@@ -34,9 +34,9 @@ import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
 import { ForgeClients } from "./forge/forge-clients.js";
-import { ForgeStep } from "./intake/forge-lanes/forge-step.js";
-import { WebhookForges } from "./intake/forge-lanes/webhook-forge.js";
-import { OverlapStep } from "./intake/overlap.js";
+import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
+import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
+import { OverlapStep } from "./intake/pipeline/overlap.js";
 
 export interface Infrastructure {
   config: Config;

@@ -16,7 +16,7 @@ import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
-import type { ParkedLaunches } from "../intake/parked-launches.js";
+import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
 import type { RetrySweeper } from "../runs/retry-sweeper.js";

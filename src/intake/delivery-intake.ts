@@ -15,18 +15,18 @@ import { ADMITTED, type CallAdmission, type CallLimits, type CallRefusal } from 
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { tokenMatches } from "../webhooks/webhook-token.js";
-import { checkDeliveryToken } from "./check-delivery-token.js";
-import { invalidHttpStatus } from "./delivery-decision.js";
-import { evaluateDelivery } from "./evaluate-delivery.js";
-import type { ForgeStep } from "./forge-lanes/forge-step.js";
-import type { OverlapStep } from "./overlap.js";
+import { checkDeliveryToken } from "./pipeline/check-delivery-token.js";
+import { invalidHttpStatus } from "./pipeline/delivery-decision.js";
+import { evaluateDelivery } from "./pipeline/evaluate-delivery.js";
+import type { ForgeStep } from "./lanes/forge/forge-step.js";
+import type { OverlapStep } from "./pipeline/overlap.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
-import type { BodyBatch } from "./body-batch.js";
+import type { BodyBatch } from "./pipeline/body-batch.js";
 import type { BodyAuth } from "./providers/provider.js";
 import { providers } from "./providers/registry.js";
 import { baseRow, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
-import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
+import type { ParkedLaunches, ParkResult } from "./parked/parked-launches.js";
 import { PlanLaunches } from "./plan-launch.js";
 import { BoundedMap } from "../core/bounded-map.js";
 

@@ -10,7 +10,7 @@ import type { CallLimits, CallRefusal } from "../store/delivery-ledger.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import type { Logger } from "pino";
-import { launchRequestOf, type LaunchPlan } from "./delivery-decision.js";
+import { launchRequestOf, type LaunchPlan } from "./pipeline/delivery-decision.js";
 import type { LaunchResultOf } from "./delivery-outcome.js";
 import { deliveryRow, planRowOf, type Base } from "./delivery-rows.js";
 import type { DeliveryTarget } from "./delivery-targets.js";

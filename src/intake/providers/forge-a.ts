@@ -1,6 +1,6 @@
-import { firstHeaderValue } from "../headers.js";
-import { parseJsonObject } from "../json-guards.js";
-import { verifyBody } from "../verify-body.js";
+import { firstHeaderValue } from "../pipeline/headers.js";
+import { parseJsonObject } from "../pipeline/json-guards.js";
+import { verifyBody } from "../pipeline/verify-body.js";
 import { parseGitlab } from "./gitlab-parse.js";
 import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
 

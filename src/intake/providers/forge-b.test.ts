@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../verify-signature.js";
+import { hmacSha256Hex } from "../pipeline/verify-signature.js";
 import { forgeB } from "./forge-b.js";
 
 const SECRET = "wh_forge_b_secret";

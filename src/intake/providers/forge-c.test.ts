@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixture, fixtureBytes } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../verify-signature.js";
+import { hmacSha256Hex } from "../pipeline/verify-signature.js";
 import { forgeC } from "./forge-c.js";
 
 const SECRET = "wh_forge_c_secret";

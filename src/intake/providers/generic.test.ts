@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../core/secrets.js";
-import { hmacSha256Hex } from "../verify-signature.js";
+import { hmacSha256Hex } from "../pipeline/verify-signature.js";
 import { generic } from "./generic.js";
 
 const TOKEN = "wh_generic_token";

@@ -1,5 +1,5 @@
-import { parseJsonObject } from "../json-guards.js";
-import { verifyBody } from "../verify-body.js";
+import { parseJsonObject } from "../pipeline/json-guards.js";
+import { verifyBody } from "../pipeline/verify-body.js";
 import type { Provider } from "./provider.js";
 
 /** 256 vars of 4 KiB, each at worst six-fold as JSON escapes, and the rest of the request. */

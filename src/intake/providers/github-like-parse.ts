@@ -1,6 +1,6 @@
-import type { EventKind, ForgeEvent, ForkFacts } from "../delivery-event.js";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../draft-title.js";
-import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../json-guards.js";
+import type { EventKind, ForgeEvent, ForkFacts } from "../pipeline/delivery-event.js";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
+import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
 /**
  * GitHub's payloads and Gitea/Forgejo/Gogs's GitHub-like ones share this parser. Only the

@@ -1,6 +1,6 @@
-import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../delivery-event.js";
-import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../draft-title.js";
-import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../json-guards.js";
+import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../pipeline/delivery-event.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
+import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
 /** Event header values (https://docs.gitlab.com/user/project/integrations/webhook_events/). */
 const KIND_BY_EVENT: Record<string, EventKind> = {

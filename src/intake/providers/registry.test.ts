@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultSignMode, PROVIDERS } from "../../webhooks/webhook-config.js";
-import { markVerified } from "../verified-payload.js";
+import { markVerified } from "../pipeline/verified-payload.js";
 import { providers } from "./registry.js";
 
 describe("provider registry conformance", () => {

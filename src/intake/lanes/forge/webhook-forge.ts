@@ -1,0 +1,23 @@
+import type { CredentialStore } from "../../../credentials/credential-store.js";
+import type { ForgeClient } from "../../../forge/forge-client.js";
+import type { ForgeClients } from "../../../forge/forge-clients.js";
+import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
+import type { ForgeProvider } from "../../pipeline/delivery-event.js";
+
+export type WebhookForge = { ok: true; client: ForgeClient } | { ok: false; reason: string };
+
+/**
+ * A webhook's forge client for one lane: its forge_base_url (else the public forge) and the
+ * token of its forge_token binding, a stored key of provider `forge` opened from its seal.
+ */
+export class WebhookForges {
+  constructor(private readonly deps: { clients: ForgeClients; credentials: Pick<CredentialStore, "openKey"> }) {}
+
+  async open(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
+    if (config.forge_token === null) return { ok: false, reason: "the webhook has no forge_token binding" };
+    const key = await this.deps.credentials.openKey(config.forge_token, config.tenant_id);
+    if (key === undefined || key.provider !== "forge") return { ok: false, reason: "the webhook's forge_token names no forge key this team may use" };
+    const opened = this.deps.clients.open(provider, { forgeBaseUrl: config.forge_base_url, token: key.secret });
+    return opened.ok ? opened : { ok: false, reason: opened.message };
+  }
+}

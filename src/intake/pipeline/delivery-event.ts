@@ -1,0 +1,101 @@
+import type { ProviderName } from "../../webhooks/webhook-config.js";
+import type { JsonObject } from "./json-guards.js";
+
+/** The spec's normalised kinds, plus ping, push and other for what no lane handles. */
+export type EventKind =
+  | "merge_request"
+  | "note"
+  | "pull_request"
+  | "pull_request_comment"
+  | "pull_request_review_comment"
+  | "issues"
+  | "ping"
+  | "push"
+  | "other";
+
+export type ForgeProvider = Exclude<ProviderName, "generic">;
+
+/** Head project vs base project; `unknown` when the payload does not name both. */
+export type ForkFacts = { state: "same" } | { state: "fork"; head: string; base: string } | { state: "unknown" };
+
+export interface FlagChange {
+  previous: boolean | undefined;
+  current: boolean | undefined;
+}
+
+export interface ListChange {
+  previous: string[];
+  current: string[];
+}
+
+/** GitLab's `changes` diffs (MR and issue hooks); empty on the other forges. */
+export interface EventChanges {
+  /** `changes.draft`, or the deprecated `changes.work_in_progress`. */
+  draft?: FlagChange;
+  /** Label titles before and after. */
+  labels?: ListChange;
+  /** Reviewer usernames before and after, and those marked `re_requested`. */
+  reviewers?: ListChange & { reRequested: string[] };
+}
+
+/** One forge delivery, normalised. Optional fields are those a payload may lack. */
+export interface ForgeEvent {
+  provider: ForgeProvider;
+  /** The event header value as sent ("Merge Request Hook", "pull_request"); "" when absent. */
+  eventName: string;
+  kind: EventKind;
+  /** GitLab object_attributes.action or the GitHub-style action; Gitea's "synchronized" reads "synchronize". */
+  action: string;
+  /** `owner/repo`; GitLab nested groups keep every segment. */
+  projectPath?: string;
+  projectId?: string;
+  /** HTTP clone URL of the base project. */
+  repoUrl?: string;
+  defaultBranch?: string;
+  /** PR number, MR iid or issue number/iid. */
+  number?: number;
+  headSha?: string;
+  baseRef?: string;
+  headRef?: string;
+  /** Web URL of the PR, MR or issue. */
+  url?: string;
+  title?: string;
+  body?: string;
+  /** Author of the PR, MR or issue (GitLab MR hooks name it only when the actor is the author). */
+  authorLogin?: string;
+  /** Whoever caused the event (GitHub `sender`, GitLab `user`). */
+  actorLogin?: string;
+  /** Labels on the subject; undefined when the payload carries none, so hold labels fail open. */
+  labels?: string[];
+  /** Labels this event applied: GitHub's `label`, or GitLab's changes.labels diff. */
+  appliedLabels?: string[];
+  draft: boolean;
+  fork: ForkFacts;
+  authorAssociation?: string;
+  requestedReviewer?: string;
+  /** GitHub's `dequeued` reason (MERGE_CONFLICT, CI_FAILURE …): why the merge queue ejected the PR. */
+  dequeueReason?: string;
+  changes: EventChanges;
+  updatedAt?: string;
+  /** The forge's time for this event: the subject's updated_at (no forge sends a delivery time). */
+  eventAt?: string;
+  commentId?: string;
+  commentBody?: string;
+  /** The review thread a comment replies in: GitLab's discussion_id, GitHub's in_reply_to_id (the thread's first comment). */
+  threadId?: string;
+  /** What a comment or note is attached to. */
+  commentOn?: "pull_request" | "issue" | "commit" | "snippet";
+  state?: "open" | "closed";
+  merged?: boolean;
+}
+
+/** A generic delivery: the JSON object as sent, checked field by field in the generic lane. */
+export interface GenericEvent {
+  provider: "generic";
+  kind: "generic";
+  body: JsonObject;
+  /** SHA-256 hex of the raw body: the idempotency fallback and the delivery row's payload hash. */
+  rawSha256: string;
+}
+
+export type DeliveryEvent = ForgeEvent | GenericEvent;

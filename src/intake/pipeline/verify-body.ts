@@ -1,0 +1,81 @@
+import { isAscii } from "node:buffer";
+import { sha256Hex } from "../../core/secrets.js";
+import { checkDeliveryToken } from "./check-delivery-token.js";
+import { firstHeader, isFormEncoded } from "./headers.js";
+import type { ProviderHeaders, VerifyInput, VerifyResult } from "../providers/provider.js";
+import { markVerified } from "./verified-payload.js";
+import { verifySignature, type SignatureFormat } from "./verify-signature.js";
+import { verifyStandardWebhook } from "./verify-standard-webhook.js";
+
+/** How a provider signs bodies in hmac mode. */
+export interface BodySigning {
+  format: SignatureFormat;
+  /**
+   * Form-encoded bodies (any auth mode) (`payload=<urlencoded JSON>`): GitHub signs the body as sent
+   * (`sign-body`); Gitea and Forgejo sign the JSON before encoding it (`sign-payload`).
+   */
+  form: "sign-body" | "sign-payload" | "refuse";
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body as text; undefined for bytes that are not UTF-8. ASCII (most payloads) is read as is, twice as fast. */
+function decodeUtf8(bytes: Buffer): string | undefined {
+  if (isAscii(bytes)) return bytes.toString("latin1");
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `payload` field of a form body, or undefined. */
+function formPayload(text: string): string | undefined {
+  return new URLSearchParams(text).get("payload") ?? undefined;
+}
+
+const badSignature = (reason: string): VerifyResult => ({ ok: false, code: "bad_signature", reason });
+const badPayload = (reason: string): VerifyResult => ({ ok: false, code: "bad_payload", reason });
+const NO_PAYLOAD = "form body has no payload field";
+
+/**
+ * Proves a delivery before anything reads it: the token (token mode) or the HMAC over the
+ * exact bytes the forge signed (hmac mode). Returns the payload text to parse.
+ */
+export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input: VerifyInput): VerifyResult {
+  const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
+  const form = isFormEncoded(input.headers);
+  if (form && signing.form === "refuse") return badPayload("form-encoded body is not accepted");
+  /** Decodes the proven body, taking a form body's `payload` field. */
+  const accept = (): VerifyResult => {
+    const text = decodeUtf8(input.rawBody);
+    if (text === undefined) return badPayload("body is not UTF-8");
+    const payload = form ? formPayload(text) : text;
+    return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256) };
+  };
+
+  if (input.auth.mode === "token") {
+    if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
+    const check = checkDeliveryToken(input.headers, headers.token, input.auth.verifyToken);
+    return check.ok ? accept() : badSignature(check.reason);
+  }
+
+  if (input.auth.mode === "standard") {
+    const check = verifyStandardWebhook(input.auth.secret, input.headers, input.rawBody, input.auth.now);
+    return check.ok ? accept() : badSignature(check.reason);
+  }
+
+  if (headers.signature.length === 0) return badSignature("hmac mode is not supported by this provider");
+  const found = firstHeader(input.headers, headers.signature);
+  if (!found) return badSignature("missing signature");
+  if (form && signing.form === "sign-payload") {
+    // The signed bytes are the JSON inside the form, so the form is decoded first (no JSON parse).
+    const text = decodeUtf8(input.rawBody);
+    const payload = text === undefined ? undefined : formPayload(text);
+    if (payload === undefined) return badPayload(NO_PAYLOAD);
+    const check = verifySignature(input.auth.secret, Buffer.from(payload, "utf8"), found.value, signing.format);
+    return check.ok ? { ok: true, payload: markVerified(payload, rawSha256) } : badSignature(`${found.name}: ${check.reason}`);
+  }
+  const check = verifySignature(input.auth.secret, input.rawBody, found.value, signing.format);
+  return check.ok ? accept() : badSignature(`${found.name}: ${check.reason}`);
+}
