@@ -3,6 +3,7 @@ import { registerOrgRoutes } from "./orgs.js";
 import { registerSystemRoutes } from "./system.js";
 import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
+import { registerSignInRoutes } from "./sign-in.js";
 import { registerWebhookRoutes } from "./webhooks.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
@@ -19,6 +20,7 @@ export const routeModules: RouteModule[] = [
   registerOrgRoutes,
   registerTeamRoutes,
   registerUserRoutes,
+  registerSignInRoutes,
   registerWebhookRoutes,
   registerCredentialRoutes,
   registerBotRoutes,

@@ -19,6 +19,7 @@ import { m0017AttemptCredentials } from "./0017-attempt-credentials.js";
 import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
 import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 import { m0020RunRetries } from "./0020-run-retries.js";
+import { m0021SignIn } from "./0021-sign-in.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "0018_drop_launch_delivery": m0018DropLaunchDelivery,
   "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
   "0020_run_retries": m0020RunRetries,
+  "0021_sign_in": m0021SignIn,
 };
