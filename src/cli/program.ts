@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { registerDeliveries } from "./commands/deliveries.js";
-import { registerLogin } from "./commands/login.js";
+import { registerLogin, registerLogout } from "./commands/login.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerTenancy } from "./commands/tenancy.js";
 import { registerUsage } from "./commands/usage.js";
@@ -15,6 +15,7 @@ export function buildProgram(): Command {
     // Subcommands inherit this: errors reach main() as exceptions, which picks the exit code.
     .exitOverride();
   registerLogin(program);
+  registerLogout(program);
   registerTenancy(program);
   registerWebhooks(program);
   registerDeliveries(program);

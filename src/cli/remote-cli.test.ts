@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
@@ -91,6 +91,12 @@ describe("the remote CLI against the service", () => {
     const saved = JSON.parse(readFileSync(path.join(other, "remote", "config.json"), "utf8"));
     expect(saved.token).toMatch(/^ses_/);
     expect((await remote(["teams", "list", seed.org.id], { XDG_CONFIG_HOME: other })).stdout).toContain(seed.team.id);
+
+    // Logging out ends the session on the service and drops the token from the file.
+    expect((await remote(["logout"], { XDG_CONFIG_HOME: other })).code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(other, "remote", "config.json"), "utf8"))).toEqual({ url });
+    expect((await client(t.app, saved.token).get("/api/users/me")).status).toBe(401);
+    expect((await remote(["teams", "list", seed.org.id], { XDG_CONFIG_HOME: other })).code).toBe(2);
   });
 
   it("sets a team's status as an org admin, refuses a team admin (1) and a bad status (2)", async () => {
@@ -191,8 +197,13 @@ describe("the remote CLI against the service", () => {
   it("refuses without a sign-in (2) and says so when the service cannot be reached (1)", async () => {
     const none = await remote(["orgs", "list"], { XDG_CONFIG_HOME: path.join(home, "empty") });
     expect([none.code, none.stderr]).toEqual([2, expect.stringContaining("not signed in")]);
-    const down = await remote(["orgs", "list"], { SERVICE_URL: "http://127.0.0.1:9", SERVICE_TOKEN: "iap_x" });
-    expect([down.code, down.stderr]).toEqual([1, expect.stringContaining("cannot reach http://127.0.0.1:9")]);
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((resolve) => probe.close(resolve));
+    const down = await remote(["orgs", "list"], { SERVICE_URL: closed, SERVICE_TOKEN: "iap_x" });
+    expect([down.code, down.stderr]).toEqual([1, expect.stringContaining(`cannot reach ${closed}: connect ECONNREFUSED`)]);
   });
 
   it("answers --help on every command", async () => {

@@ -13,14 +13,19 @@ export function settingsPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, "remote", "config.json");
 }
 
+/** What the config file holds, or nothing when there is none. */
+export async function loadSavedSettings(env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+  try {
+    return JSON.parse(await readFile(settingsPath(env), "utf8")) as Settings;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw err;
+  }
+}
+
 /** The saved sign-in, with SERVICE_URL and SERVICE_TOKEN taking precedence. */
 export async function loadSettings(env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
-  let saved: Settings = {};
-  try {
-    saved = JSON.parse(await readFile(settingsPath(env), "utf8")) as Settings;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
+  const saved = await loadSavedSettings(env);
   return { url: env.SERVICE_URL || saved.url, token: env.SERVICE_TOKEN || saved.token };
 }
 

@@ -180,3 +180,22 @@ describe.each(storeKinds())("expiring passwords on %s", (kind) => {
     expect((await client(t.app, late.token).get("/api/admin/orgs")).status).toBe(403);
   });
 });
+
+describe.each(storeKinds())("a store failing during sign-in on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  it("answers 500 saying nothing internal, and counts the attempt as an error", async () => {
+    const admin = client(t.app, t.adminToken);
+    await admin.put("/api/users/me/password", { password: PW });
+    // The session cannot be written: the store fails after the password was checked.
+    await t.store.db.schema.dropTable("sessions").execute();
+    const res = await client(t.app).post("/api/auth/login", { login: "admin", password: PW });
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(res.body)).not.toMatch(/sessions|sql/i);
+    expect(sample((await client(t.app).get("/metrics")).body, 'service_auth_logins_total{result="error"}')).toBe(1);
+  });
+});
