@@ -10,7 +10,22 @@ export async function setUserPassword(db: Db, userId: string, hash: string, now:
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** Writes the account's lockout state after a sign-in attempt. */
-export async function setLoginFailures(db: Db, userId: string, failedLogins: number, lockedUntil: number | null): Promise<void> {
-  await db.updateTable("users").set({ failed_logins: failedLogins, locked_until: lockedUntil }).where("id", "=", userId).execute();
+export interface LoginFailures {
+  failedLogins: number;
+  lockedUntil: number | null;
+}
+
+/**
+ * Writes the account's lockout state after a sign-in attempt, only if it is still `from`: false
+ * when a concurrent attempt changed it first (the caller reads again and decides again).
+ */
+export async function swapLoginFailures(db: Db, userId: string, from: LoginFailures, to: LoginFailures): Promise<boolean> {
+  const r = await db
+    .updateTable("users")
+    .set({ failed_logins: to.failedLogins, locked_until: to.lockedUntil })
+    .where("id", "=", userId)
+    .where("failed_logins", "=", from.failedLogins)
+    .where((eb) => (from.lockedUntil === null ? eb("locked_until", "is", null) : eb("locked_until", "=", from.lockedUntil)))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

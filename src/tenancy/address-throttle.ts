@@ -19,10 +19,19 @@ export class AddressThrottle {
     return w && w.failures >= this.max ? Math.ceil((w.start + this.windowMs - this.clock.now()) / 1000) : 0;
   }
 
+  /**
+   * Counts an attempt as failed before it is checked, so parallel attempts cannot all pass the
+   * check; {@link forgive} takes it back when it did not fail.
+   */
   fail(address: string): void {
     const w = this.current(address);
     if (w) w.failures += 1;
     else this.windows.set(address, { start: this.clock.now(), failures: 1 });
+  }
+
+  forgive(address: string): void {
+    const w = this.current(address);
+    if (w && w.failures > 0) w.failures -= 1;
   }
 
   private current(address: string) {

@@ -2,12 +2,15 @@ import type { Clock } from "../core/clock.js";
 import { hashPassword, verifyPassword } from "../core/passwords.js";
 import { randomBytes } from "node:crypto";
 import type { Metrics } from "../metrics/metrics.js";
-import { setLoginFailures } from "../store/passwords.js";
+import { swapLoginFailures } from "../store/passwords.js";
 import type { Store } from "../store/store.js";
-import { findUserByLogin } from "../store/tenancy.js";
+import { findUserByLogin, type UserRow } from "../store/tenancy.js";
 import type { AddressThrottle } from "./address-throttle.js";
 import type { Sessions } from "./sessions.js";
-import { decideLogin, SIGN_IN_POLICY, type AccountState, type LoginResult } from "./sign-in-policy.js";
+import { decideLogin, SIGN_IN_POLICY, type AccountState, type LoginResult, type LoginVerdict } from "./sign-in-policy.js";
+
+/** Retries of a lockout write lost to concurrent attempts, far above what contention produces. */
+const MAX_ROUNDS = 20;
 
 export interface SignInDeps {
   store: Store;
@@ -45,24 +48,40 @@ export class SignIn {
   }
 
   private async attempt(login: string, password: string, address: string): Promise<SignInOutcome> {
-    const { store, clock, throttle } = this.deps;
+    const { throttle } = this.deps;
     const blocked = throttle.blockedFor(address);
     if (blocked > 0) return { result: "locked", retryAfter: blocked };
-    const user = await findUserByLogin(store.db, login);
-    const usable = user && user.deactivated_at === null && user.password_hash !== null ? user : undefined;
+    throttle.fail(address);
+    const first = await this.account(login);
     // An unknown login costs the same scrypt run as a known one, against a decoy hash.
-    const passwordOk = await verifyPassword(password, usable?.password_hash ?? (await this.decoyHash()));
-    const account: AccountState | undefined = usable && {
-      failedLogins: usable.failed_logins,
-      lockedUntil: usable.locked_until,
-      passwordSetAt: usable.password_set_at ?? 0,
-      changeRequired: usable.password_change_required === 1,
-    };
-    const now = clock.now();
-    const verdict = decideLogin(account, usable !== undefined && passwordOk, now, this.deps.passwordMaxAgeMs);
-    if (usable && verdict.write) await setLoginFailures(store.db, usable.id, verdict.write.failedLogins, verdict.write.lockedUntil);
-    if (verdict.result === "invalid") throttle.fail(address);
-    return this.answer(verdict.result, usable?.id, address, verdict.retryAfter ?? 0);
+    const passwordOk = (await verifyPassword(password, first?.password_hash ?? (await this.decoyHash()))) && first !== undefined;
+    const verdict = await this.decide(login, first, passwordOk);
+    if (verdict.result !== "invalid") throttle.forgive(address);
+    return this.answer(verdict.result, first?.id, address, verdict.retryAfter ?? 0);
+  }
+
+  /** The verdict, written only over the lockout state it was decided on; a lost race reads and decides again. */
+  private async decide(login: string, first: UserRow | undefined, passwordOk: boolean): Promise<LoginVerdict> {
+    let user = first;
+    for (let round = 0; ; round++) {
+      const state: AccountState | undefined = user && {
+        failedLogins: user.failed_logins,
+        lockedUntil: user.locked_until,
+        passwordSetAt: user.password_set_at ?? 0,
+        changeRequired: user.password_change_required === 1,
+      };
+      const verdict = decideLogin(state, passwordOk && user?.password_hash === first?.password_hash, this.deps.clock.now(), this.deps.passwordMaxAgeMs);
+      if (!user || !state || !verdict.write) return verdict;
+      if (await swapLoginFailures(this.deps.store.db, user.id, state, verdict.write)) return verdict;
+      if (round >= MAX_ROUNDS) throw new Error("sign-in: lockout state kept changing under concurrent attempts");
+      user = await this.account(login);
+    }
+  }
+
+  /** The user a password may sign in as: known, active, with a password. */
+  private async account(login: string): Promise<UserRow | undefined> {
+    const user = await findUserByLogin(this.deps.store.db, login);
+    return user && user.deactivated_at === null && user.password_hash !== null ? user : undefined;
   }
 
   private async answer(result: LoginResult, userId: string | undefined, address: string, retryAfter: number): Promise<SignInOutcome> {

@@ -101,6 +101,15 @@ describe.each(storeKinds())("sign-in on %s", (kind) => {
     expect((await login("erin", PW, "10.9.9.9")).status).toBe(200);
   });
 
+  it("counts every one of parallel wrong passwords, per account and per address", async () => {
+    await newUser("hank");
+    const wrong = await Promise.all(Array.from({ length: 8 }, (_, i) => login("hank", `parallel guess ${i}`)));
+    expect(wrong.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    expect((await login("hank", PW)).status).toBe(429);
+    const burst = await Promise.all(Array.from({ length: 25 }, (_, i) => login(`phantom-${i}`, "guess guess guess", "10.8.8.8")));
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(5);
+  });
+
   it("lists, ends and logs out sessions; a super-admin closes them all; deactivation ends them", async () => {
     const id = await newUser("frank");
     const a = (await login("frank", PW)).body.token;
