@@ -6,7 +6,8 @@ export interface Column<T> {
 /** Control characters from the API are shown as `?`, so no value can steer the terminal. */
 export function cell(v: unknown): string {
   if (v === null || v === undefined) return "-";
-  const text = typeof v === "object" ? JSON.stringify(v) : String(v);
+  const flat = Array.isArray(v) && v.every((x) => typeof x !== "object");
+  const text = flat ? v.join(",") : typeof v === "object" ? JSON.stringify(v) : String(v);
   return text.replace(/\p{Cc}/gu, "?");
 }
 
