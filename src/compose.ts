@@ -9,6 +9,11 @@ import { Access } from "./tenancy/access.js";
 import { AuditLog } from "./tenancy/audit.js";
 import { TenancyService } from "./tenancy/tenancy-service.js";
 import { AccessTokens } from "./tenancy/tokens.js";
+import { AddressThrottle } from "./tenancy/address-throttle.js";
+import { Passwords } from "./tenancy/passwords.js";
+import { SESSION_PREFIX, Sessions } from "./tenancy/sessions.js";
+import { SignIn } from "./tenancy/sign-in.js";
+import { SIGN_IN_POLICY } from "./tenancy/sign-in-policy.js";
 import { Launcher } from "./admission/launcher.js";
 import { Metering } from "./metering/metering.js";
 import { UsageViews } from "./metering/usage-views.js";
@@ -55,6 +60,11 @@ export function composeServices(infra: Infrastructure): Services {
   const changes = new ChangeFeed();
   const audit = new AuditLog({ clock, ids });
   const tokens = new AccessTokens({ store, clock, ids, access, audit });
+  const sessions = new Sessions({ store, clock, ids, access, audit, ttlMs: infra.config.sessionTtlMs });
+  const throttle = new AddressThrottle(clock, SIGN_IN_POLICY.addressMaxFailures, SIGN_IN_POLICY.addressWindowMs);
+  const signIn = new SignIn({ store, clock, metrics: infra.metrics, sessions, throttle, passwordMaxAgeMs: infra.config.passwordMaxAgeMs });
+  const passwords = new Passwords({ store, clock, ids, access, audit, metrics: infra.metrics });
+  const authenticate = (token: string) => (token.startsWith(SESSION_PREFIX) ? sessions.authenticate(token) : tokens.authenticate(token));
   const tenancy = new TenancyService({ store, clock, ids, access, audit, changes });
   const bots = new BotCatalog({ store, clock, access, audit });
   const credentials = new CredentialStore({ store, clock, ids, sealer: infra.sealer, access, audit });
@@ -136,6 +146,10 @@ export function composeServices(infra: Infrastructure): Services {
     store,
     metrics: infra.metrics,
     tokens,
+    authenticate,
+    sessions,
+    signIn,
+    passwords,
     tenancy,
     webhooks,
     targets,

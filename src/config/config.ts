@@ -43,6 +43,10 @@ export interface Config {
    */
   trustProxy: boolean | number | string[];
   http: HttpLimits;
+  /** How long a sign-in session lives. */
+  sessionTtlMs: number;
+  /** A password older than this must be changed at sign-in; 0 = passwords do not expire. */
+  passwordMaxAgeMs: number;
 }
 
 /** What one HTTP connection, and all of them together, may hold of the process. */
@@ -156,6 +160,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       idleTimeoutMs: read.duration("SERVICE_HTTP_IDLE_TIMEOUT", 60_000),
       maxConnections: read.integer("SERVICE_HTTP_MAX_CONNECTIONS", 4096, 16, 1_000_000),
     },
+    sessionTtlMs: read.duration("SERVICE_SESSION_TTL", 12 * 3600_000),
+    passwordMaxAgeMs: read.duration("SERVICE_PASSWORD_MAX_AGE", 0),
   };
   for (const [name, ms] of [
     ["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs],
@@ -163,6 +169,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   ] as const) {
     if (ms < 1000) problems.push(`${name}: must be at least 1s`);
   }
+  if (config.sessionTtlMs < 60_000) problems.push("SERVICE_SESSION_TTL: must be at least 1m");
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs)
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   invalid_webhook_token: 401,
   invalid_signature: 401,
   forbidden: 403,
+  /** A session opened with an admin-set or expired password may only change it. */
+  password_change_required: 403,
   org_suspended: 403,
   not_found: 404,
   request_timeout: 408,

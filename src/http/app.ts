@@ -17,6 +17,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Reachable without a token (health, metrics, openapi, the delivery endpoint). */
     public?: boolean;
+    /** Reachable by a session that must change its password first. */
+    duringPasswordChange?: boolean;
   }
   interface FastifyRequest {
     principal: Principal;
@@ -64,7 +66,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     openapi: {
       openapi: "3.1.0",
       info: { title: "Bot gateway API", version: "0.15.0" },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token" } } },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token or ses_ session token" } } },
       security: [{ bearer: [] }],
     },
   });
@@ -78,7 +80,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     });
   }
   installErrorHandler(app, () => services.metrics.httpAborted.inc({ route: "api" }));
-  installAuth(app, services.tokens);
+  installAuth(app, services.authenticate);
   // The delivery route reads its own body, within the same budget (receive-delivery.ts).
   installApiBodyBudget(app, services.bodyBudget, API_BODY_LIMIT, (url) => url === DELIVERY_ROUTE);
   app.addHook("preClose", (done) => {

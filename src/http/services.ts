@@ -6,6 +6,10 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Store } from "../store/store.js";
 import type { AccessTokens } from "../tenancy/tokens.js";
 import type { TenancyService } from "../tenancy/tenancy-service.js";
+import type { Principal } from "../tenancy/access.js";
+import type { Passwords } from "../tenancy/passwords.js";
+import type { Sessions } from "../tenancy/sessions.js";
+import type { SignIn } from "../tenancy/sign-in.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
 import type { RunCredentials } from "../credentials/run-credentials.js";
@@ -34,6 +38,11 @@ export interface Services {
   store: Store;
   metrics: Metrics;
   tokens: AccessTokens;
+  /** The principal behind a bearer token: a personal access token or a session. */
+  authenticate: (token: string) => Promise<Principal | undefined>;
+  sessions: Sessions;
+  signIn: SignIn;
+  passwords: Passwords;
   tenancy: TenancyService;
   webhooks: WebhookService;
   /** Webhook configurations as the delivery path reads them (cached per process). */

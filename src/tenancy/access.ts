@@ -2,12 +2,17 @@ import { ServiceError, notFound } from "../core/errors.js";
 import type { Store } from "../store/store.js";
 import { findOrg, findOrgRole, findTeam, findTeamRole, type OrgRow, type Role, type TeamRow } from "../store/tenancy.js";
 
-/** Who is calling: the user behind a personal access token. */
+/** Who is calling: the user behind a personal access token or a session. */
 export interface Principal {
   userId: string;
   login: string;
   superAdmin: boolean;
+  /** The access token's or the session's row id. */
   tokenId: string;
+  /** Set when the bearer is a session (ses_), not a personal access token. */
+  sessionId?: string;
+  /** The session may only change the password (admin-set or expired password). */
+  passwordChangeRequired?: boolean;
 }
 
 const forbidden = (what: string) => new ServiceError("forbidden", `${what} role required`);

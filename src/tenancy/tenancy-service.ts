@@ -6,6 +6,7 @@ import type { IdGenerator } from "../core/ids.js";
 import { usdToMicro } from "../core/money.js";
 import type { Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
+import { revokeUserSessions } from "../store/sessions.js";
 import type { Access, Principal } from "./access.js";
 import type { AuditLog } from "./audit.js";
 import { orgView, storeAudience, teamView, userView, type CredentialAudience } from "./views.js";
@@ -167,7 +168,7 @@ export class TenancyService {
     return userView((await t.findUser(this.deps.store.db, id))!);
   }
 
-  /** Deactivating revokes every token of the user at once; reactivating restores none (mint new ones). */
+  /** Deactivating revokes every token and ends every session of the user at once; reactivating restores none. */
   async setUserActive(p: Principal, userId: string, active: boolean) {
     this.deps.access.requireSuperAdmin(p);
     if (!active && userId === p.userId) throw conflict("a super-admin cannot deactivate themselves");
@@ -175,12 +176,13 @@ export class TenancyService {
     await this.deps.store.tx(async (tx) => {
       if (!(await t.setUserDeactivated(tx, userId, active ? null : now))) throw notFound("user");
       const revoked = active ? 0 : await t.revokeUserAccessTokens(tx, userId, now);
+      const closed = active ? 0 : await revokeUserSessions(tx, userId, now);
       await this.deps.audit.record(tx, {
         actorId: p.userId,
         action: active ? "user.reactivate" : "user.deactivate",
         targetType: "user",
         targetId: userId,
-        detail: { tokens_revoked: revoked },
+        detail: { tokens_revoked: revoked, sessions_closed: closed },
       });
     });
     return userView((await t.findUser(this.deps.store.db, userId))!);

@@ -61,7 +61,7 @@ describe.skipIf(!present)("the console in a real browser", () => {
     await page.goto(`${base}/console`);
     await page.getByLabel("Access token").fill(token);
     await page.screenshot({ path: path.join(SHOTS, "1-sign-in.png") });
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in with the token" }).click();
     await expect.poll(() => page.textContent("h1")).toBe("Your teams");
     await page.getByRole("link", { name: "Platform" }).click();
     await page.getByRole("link", { name: "ci" }).click();

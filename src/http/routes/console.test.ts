@@ -102,4 +102,23 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
       expect(r.body).not.toContain("Platform");
     }
   });
+
+  it("signs in with a password to a session that signing out ends; a wrong one, an admin-set one are refused", async () => {
+    const form = (body: string) =>
+      t.app.inject({ method: "POST", url: "/console/sign-in", headers: { "content-type": "application/x-www-form-urlencoded", origin }, payload: body });
+    const u = (await s.admin.post("/api/admin/users", { login: "console-pw" })).body;
+    expect((await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "correct horse battery" })).status).toBe(200);
+    expect((await form("login=console-pw&password=correct+horse+battery")).statusCode).toBe(403);
+    const reset = (await s.admin.post(`/api/admin/users/${u.id}/password-reset`)).body;
+    await t.app.inject({ method: "POST", url: "/api/auth/password-reset/confirm", payload: { token: reset.token, password: "battery staple horse" } });
+    expect((await form("login=console-pw&password=nope+nope+nope")).statusCode).toBe(401);
+    const ok = await form("login=console-pw&password=battery+staple+horse");
+    expect(ok.statusCode).toBe(303);
+    const session = /console_token=([^;]+)/.exec(String(ok.headers["set-cookie"]))![1]!;
+    expect(decodeURIComponent(session)).toMatch(/^ses_/);
+    expect((await get("/console", decodeURIComponent(session))).body).toContain("Signed in as <strong>console-pw</strong>");
+    const out = await t.app.inject({ method: "POST", url: "/console/sign-out", headers: { origin, cookie: `console_token=${session}` } });
+    expect(out.statusCode).toBe(303);
+    expect((await get("/console", decodeURIComponent(session))).statusCode).toBe(401);
+  });
 });

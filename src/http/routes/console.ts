@@ -10,6 +10,7 @@ import type { App, Services } from "../services.js";
 
 type Page = (p: Principal, req: FastifyRequest) => Promise<{ title: string; body: ReturnType<typeof html> }>;
 const STATUS: Record<string, number> = { not_found: 404, forbidden: 403, invalid_request: 400 };
+const PASSWORD_CHANGE = "Your password must be changed first: PUT /api/users/me/password (or `remote`), then sign in again.";
 
 /**
  * The web console: server-rendered pages over the same capabilities as the API, signed in with a
@@ -26,8 +27,14 @@ export function registerConsoleRoutes(app: App, s: Services): void {
       "Sign in",
       html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
 <form method="post" action="/console/sign-in">
-  <label>Access token <input name="token" type="password" autocomplete="off" required placeholder="iap_…"></label>
+  <label>Login <input name="login" autocomplete="username" required></label>
+  <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <p><button type="submit">Sign in</button></p>
+</form>
+<h2>Or with an access token</h2>
+<form method="post" action="/console/sign-in">
+  <label>Access token <input name="token" type="password" autocomplete="off" required placeholder="iap_…"></label>
+  <p><button type="submit">Sign in with the token</button></p>
 </form>
 <p class="muted">Create a token with <code>POST /api/users/me/tokens</code>, or ask an admin for one.</p>`,
     );
@@ -35,8 +42,9 @@ export function registerConsoleRoutes(app: App, s: Services): void {
   const view = (fn: Page) => async (req: FastifyRequest, reply: FastifyReply) => {
     noStore(reply);
     const token = tokenOf(req);
-    const principal = token ? await s.tokens.authenticate(token) : undefined;
+    const principal = token ? await s.authenticate(token) : undefined;
     if (!principal) return reply.code(token ? 401 : 200).send(signInPage(token ? "Your session has ended; sign in again." : undefined));
+    if (principal.passwordChangeRequired) return reply.code(403).send(signInPage(PASSWORD_CHANGE));
     const me = await s.tenancy.me(principal);
     try {
       const { title, body } = await fn(principal, req);
@@ -95,13 +103,27 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     forms.post("/console/sign-in", { config }, async (req, reply) => {
       noStore(reply);
       if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Sign in from the console's own page."));
-      const token = String((req.body as Record<string, unknown> | undefined)?.token ?? "").trim();
-      if (!(await s.tokens.authenticate(token))) return reply.code(401).send(signInPage("That token is unknown, revoked or expired."));
+      const form = (req.body ?? {}) as Record<string, string | undefined>;
+      let token = (form.token ?? "").trim();
+      if (form.login !== undefined) {
+        const outcome = await s.signIn.login(form.login, form.password ?? "", req.ip);
+        if (outcome.result === "invalid") return reply.code(401).send(signInPage("Login or password is wrong."));
+        if (outcome.result === "locked")
+          return reply.code(429).header("retry-after", String(outcome.retryAfter)).send(signInPage("Too many failed sign-ins; try again later."));
+        if (outcome.result === "password_change_required") return reply.code(403).send(signInPage(PASSWORD_CHANGE));
+        token = outcome.token;
+      } else if (!(await s.authenticate(token))) {
+        return reply.code(401).send(signInPage("That token is unknown, revoked or expired."));
+      }
       setToken(reply, token, secure);
       return reply.redirect("/console", 303);
     });
     forms.post("/console/sign-out", { config }, async (req, reply) => {
       if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      // A password sign-in's session ends on the service too; a pasted access token stays valid.
+      if (principal?.sessionId) await s.sessions.logout(principal);
       clearToken(reply);
       return reply.redirect("/console", 303);
     });

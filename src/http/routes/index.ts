@@ -3,6 +3,7 @@ import { registerOrgRoutes } from "./orgs.js";
 import { registerSystemRoutes } from "./system.js";
 import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
+import { registerSignInRoutes } from "./sign-in.js";
 import { registerWebhookRoutes } from "./webhooks.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
@@ -20,6 +21,7 @@ export const routeModules: RouteModule[] = [
   registerOrgRoutes,
   registerTeamRoutes,
   registerUserRoutes,
+  registerSignInRoutes,
   registerWebhookRoutes,
   registerCredentialRoutes,
   registerBotRoutes,

@@ -8,6 +8,9 @@ const PUBLIC = new Set([
   "GET /metrics",
   "GET /api/openapi.json",
   "POST /api/webhooks/:provider/:id",
+  // Signing in and spending a reset token are how a caller without a token gets one.
+  "POST /api/auth/login",
+  "POST /api/auth/password-reset/confirm",
   // The console authenticates itself with its cookie (console.test.ts walks its pages as an intruder).
   "GET /console/style.css",
   "GET /console",
@@ -52,10 +55,14 @@ describe("every registered route", () => {
     const bot = (await orgAdmin.api.post(`/api/orgs/${org.id}/bots`, { id: "triage", name: "Triage", description: "x" })).body.id;
     const run = (await member.api.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: {} })).body.id;
     const memberToken = (await member.api.get("/api/users/me/tokens")).body.tokens[0].id;
+    const reset = (await admin.post(`/api/admin/users/${member.id}/password-reset`)).body.token;
+    await client(t.app).post("/api/auth/password-reset/confirm", { token: reset, password: "a long enough password" });
+    const memberSession = client(t.app, (await client(t.app).post("/api/auth/login", { login: "member", password: "a long enough password" })).body.token);
+    const session = (await memberSession.get("/api/users/me/sessions")).body.sessions[0].id;
     const schedule = (await teamAdmin.api.post(`/api/teams/${team.id}/schedules`, { name: "n", cron: "0 2 * * *", bot: "review-pr" })).body.id;
     const trigger = (await teamAdmin.api.post("/api/v1/triggers", { team_id: team.id, name: "n", event: "e", bot: "review-pr" })).body.id;
     const card = (await member.api.post(`/api/teams/${team.id}/board/cards`, { title: "c", bot: "improve", labels: ["needs:approval"] })).body.id;
-    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, schedule, trigger, card]) expect(id).toEqual(expect.any(String));
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, session, schedule, trigger, card]) expect(id).toEqual(expect.any(String));
 
     // The intruder: admin of an org and a team of its own.
     const orgB = (await admin.post("/api/admin/orgs", { name: "Globex" })).body;
@@ -71,6 +78,7 @@ describe("every registered route", () => {
       "/api/teams": team.id,
       "/api/runs": run,
       "/api/users/me/tokens": memberToken,
+      "/api/users/me/sessions": session,
       "/api/admin/users": member.id,
       "/api/v1/triggers": trigger,
     };
@@ -84,6 +92,7 @@ describe("every registered route", () => {
       "POST /api/admin/users": { login: "x" },
       "PATCH /api/admin/users/:id": { active: false },
       "POST /api/admin/users/:id/tokens": { name: "x" },
+      "PUT /api/admin/users/:id/password": { password: "the intruder's choice" },
       "POST /api/teams/:id/webhooks": { provider: "forge_b", bot_ids: ["review-pr"] },
       "PATCH /api/teams/:id/webhooks/:webhook_id": { enabled: false },
       "POST /api/teams/:id/keys": { provider: "openai", name: "x", secret: "s" },
@@ -100,7 +109,14 @@ describe("every registered route", () => {
       "POST /api/teams/:id/board/cards/:card_id/move": { column: "done" },
     };
     // Routes about the caller alone, which the intruder may use.
-    const own = new Set(["GET /api/users/me", "POST /api/users/me/tokens", "GET /api/users/me/tokens"]);
+    const own = new Set([
+      "GET /api/users/me",
+      "POST /api/users/me/tokens",
+      "GET /api/users/me/tokens",
+      "PUT /api/users/me/password",
+      "GET /api/users/me/sessions",
+      "POST /api/auth/logout",
+    ]);
     for (const r of t.routes) {
       const key = `${r.method} ${r.url}`;
       if (PUBLIC.has(key) || own.has(key)) continue;
@@ -134,6 +150,7 @@ describe("every registered route", () => {
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/keys`)).body.keys.map((k: { id: string }) => k.id)).toContain(teamKey);
     expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);
     expect((await member.api.get("/api/users/me")).body.active).toBe(true);
+    expect((await memberSession.get("/api/users/me/sessions")).body.sessions.map((x: { id: string }) => x.id)).toEqual([session]);
     expect((await intruder.get(`/api/teams/${team.id}`)).status).toBe(404);
     expect((await intruder.get(`/api/orgs/${org.id}/teams`)).status).toBe(404);
   });

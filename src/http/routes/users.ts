@@ -19,7 +19,7 @@ export function registerUserRoutes(app: App, s: Services): void {
   app.patch("/api/admin/users/:id", { schema: { tags, params: UserParams, body: UserPatch } }, async (req) =>
     s.tenancy.setUserActive(req.principal, req.params.id, req.body.active),
   );
-  app.get("/api/users/me", { schema: { tags } }, async (req) => s.tenancy.me(req.principal));
+  app.get("/api/users/me", { config: { duringPasswordChange: true }, schema: { tags } }, async (req) => s.tenancy.me(req.principal));
 
   app.post("/api/users/me/tokens", { schema: { tags, body: TokenCreate } }, async (req, reply) =>
     reply.code(201).send(await s.tokens.create(req.principal, req.body)),

@@ -19,6 +19,7 @@ import { m0017AttemptCredentials } from "./0017-attempt-credentials.js";
 import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
 import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 import { m0020RunRetries } from "./0020-run-retries.js";
+import { m0021SignIn } from "./0021-sign-in.js";
 import { m0023BoardCards } from "./0023-board-cards.js";
 import { m0026ForgeResponses } from "./0026-forge-responses.js";
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   "0018_drop_launch_delivery": m0018DropLaunchDelivery,
   "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
   "0020_run_retries": m0020RunRetries,
+  "0021_sign_in": m0021SignIn,
   "0023_board_cards": m0023BoardCards,
   "0026_forge_responses": m0026ForgeResponses,
 };

@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /** Timestamps are integer milliseconds since the epoch; booleans are 0/1; JSON is text. */
 export interface OrgsTable {
   id: string;
@@ -37,6 +39,14 @@ export interface UsersTable {
   created_at: number;
   /** Set while the user is deactivated: none of their tokens authenticates. */
   deactivated_at: number | null;
+  /** `scrypt$…` (see core/passwords.ts); null until a password is set. */
+  password_hash: string | null;
+  password_set_at: number | null;
+  /** Set when an admin chose the password: the next sign-in may only change it. */
+  password_change_required: Generated<number>;
+  /** Failed sign-ins since the last success or lock. */
+  failed_logins: Generated<number>;
+  locked_until: number | null;
 }
 
 export interface OrgMembersTable {
@@ -70,6 +80,33 @@ export interface AccessTokensTable {
   revoked_at: number | null;
 }
 
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the ses_ token, the lookup key; `hash` is its salted hash. */
+  fingerprint: string;
+  hash: string;
+  /** The address the sign-in came from. */
+  address: string;
+  /** 1 while the session may only change the password. */
+  password_change_required: number;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the prt_ token; the token carries 256 random bits. */
+  fingerprint: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface AuditLogTable {
   id: string;
   at: number;
@@ -91,4 +128,6 @@ export interface TenancyTables {
   team_members: TeamMembersTable;
   access_tokens: AccessTokensTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
 }

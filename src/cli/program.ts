@@ -1,0 +1,25 @@
+import { Command } from "commander";
+import { registerDeliveries } from "./commands/deliveries.js";
+import { registerLogin, registerLogout } from "./commands/login.js";
+import { registerRuns } from "./commands/runs.js";
+import { registerTenancy } from "./commands/tenancy.js";
+import { registerUsage } from "./commands/usage.js";
+import { registerWebhooks } from "./commands/webhooks.js";
+
+/** The `remote` command tree; every command and group answers --help. */
+export function buildProgram(): Command {
+  const program = new Command("remote")
+    .description("Operate the bot gateway through its HTTP API (sign in with `remote login`, or set SERVICE_URL and SERVICE_TOKEN)")
+    .option("--json", "print the API's JSON instead of tables")
+    .showHelpAfterError()
+    // Subcommands inherit this: errors reach main() as exceptions, which picks the exit code.
+    .exitOverride();
+  registerLogin(program);
+  registerLogout(program);
+  registerTenancy(program);
+  registerWebhooks(program);
+  registerDeliveries(program);
+  registerRuns(program);
+  registerUsage(program);
+  return program;
+}

@@ -1,0 +1,217 @@
+import { execFile, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.js";
+import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
+import { buildProgram } from "./program.js";
+
+/** The compiled CLI, as `npx remote` runs it (`npm test` builds dist/ first). */
+const MAIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
+const examples = loadGithubExamples();
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+// The CLI speaks HTTP only, so one store suffices: the API's own suites cover both stores.
+describe("the remote CLI against the service", () => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let url: string;
+  let home: string;
+
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    seed = await seedTenancy(t);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    home = mkdtempSync(path.join(os.tmpdir(), "remote-cli-"));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), ...extra });
+  const remote = (args: string[], extra: Record<string, string> = {}) =>
+    new Promise<Ran>((resolve) => {
+      execFile(process.execPath, [MAIN, ...args], { env: env(extra) }, (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  const as = (token: string) => (args: string[]) => remote(args, { SERVICE_URL: url, SERVICE_TOKEN: token });
+  const deliver = (hook: { id: string; token: string }, sha: string) => {
+    const p = githubExample(examples, "pull_request", "opened") as any;
+    p.pull_request.head.sha = sha;
+    p.pull_request.draft = false;
+    const body = JSON.stringify(p);
+    const signature = createHmac("sha256", hook.token).update(body).digest("hex");
+    return t.app.inject({
+      method: "POST",
+      url: `/api/webhooks/forge_b/${hook.id}`,
+      payload: body,
+      headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${signature}` },
+    });
+  };
+
+  it("signs in with a token, saves it readable by the owner only, and lists orgs as a table or JSON", async () => {
+    const login = await remote(["login", "--url", url, "--token", t.adminToken]);
+    expect(login).toMatchObject({ code: 0, stderr: "" });
+    expect(login.stdout).toContain("as admin");
+    const file = path.join(home, "config", "remote", "config.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ url, token: t.adminToken });
+
+    const listed = await remote(["orgs", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+STATUS/);
+    expect(listed.stdout).toMatch(new RegExp(`${seed.org.id}\\s+Acme\\s+active`));
+    expect(JSON.parse((await remote(["--json", "orgs", "list"])).stdout).orgs.map((o: { id: string }) => o.id)).toContain(seed.org.id);
+    // A member sees the orgs they belong to, with their role.
+    expect((await as(seed.member.token)(["orgs", "list"])).stdout).toMatch(new RegExp(`${seed.org.id}\\s+Acme\\s+member`));
+  });
+
+  it("signs in with a password, and prints the API's refusal with exit 1", async () => {
+    const reset = (await seed.admin.post(`/api/admin/users/${seed.teamAdmin.id}/password-reset`)).body.token;
+    await client(t.app).post("/api/auth/password-reset/confirm", { token: reset, password: "team admin passphrase" });
+    const other = path.join(home, "other");
+    const wrong = await remote(["login", "--url", url, "--login", "team-admin", "--password", "not it at all"], { XDG_CONFIG_HOME: other });
+    expect(wrong).toMatchObject({ code: 1, stdout: "" });
+    expect(wrong.stderr).toContain("unauthenticated: login or password is wrong");
+    const ok = await remote(["login", "--url", url, "--login", "team-admin", "--password", "team admin passphrase"], { XDG_CONFIG_HOME: other });
+    expect(ok.code).toBe(0);
+    const saved = JSON.parse(readFileSync(path.join(other, "remote", "config.json"), "utf8"));
+    expect(saved.token).toMatch(/^ses_/);
+    expect((await remote(["teams", "list", seed.org.id], { XDG_CONFIG_HOME: other })).stdout).toContain(seed.team.id);
+
+    // Logging out ends the session on the service and drops the token from the file.
+    expect((await remote(["logout"], { XDG_CONFIG_HOME: other })).code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(other, "remote", "config.json"), "utf8"))).toEqual({ url });
+    expect((await client(t.app, saved.token).get("/api/users/me")).status).toBe(401);
+    expect((await remote(["teams", "list", seed.org.id], { XDG_CONFIG_HOME: other })).code).toBe(2);
+  });
+
+  it("sets a team's status as an org admin, refuses a team admin (1) and a bad status (2)", async () => {
+    const orgAdmin = as(seed.orgAdmin.token);
+    const suspended = await orgAdmin(["teams", "status", seed.team.id, "suspended"]);
+    expect(suspended.code).toBe(0);
+    expect(suspended.stdout).toMatch(/status\s+suspended/);
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.status).toBe("suspended");
+    const refused = await as(seed.teamAdmin.token)(["teams", "status", seed.team.id, "active"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("forbidden: org admin role required (HTTP 403)");
+    expect((await orgAdmin(["teams", "status", seed.team.id, "paused"])).code).toBe(2);
+    expect((await orgAdmin(["teams", "status", seed.team.id])).code).toBe(2);
+    expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
+  });
+
+  it("creates a webhook printing its token once, lists, disables, enables and rotates it", async () => {
+    const admin = as(seed.teamAdmin.token);
+    const created = await admin(["--json", "webhooks", "create", seed.team.id, "--provider", "github", "--bot", "review-pr", "--set", "rate=2"]);
+    expect(created.code).toBe(0);
+    const { config, token } = JSON.parse(created.stdout);
+    expect([config.provider, config.rate, config.bot_ids, token]).toEqual(["forge_b", 2, ["review-pr"], expect.stringMatching(/^wh_/)]);
+    const human = await admin(["webhooks", "create", seed.team.id, "--provider", "forge_b", "--bot", "review-pr"]);
+    expect(human.stdout).toMatch(/Token \(shown once, paste it into the forge\): wh_/);
+    const list = await admin(["webhooks", "list", seed.team.id]);
+    expect(list.stdout).toMatch(new RegExp(`${config.id}\\s+\\S+\\s+forge_b\\s+true\\s+review-pr\\s+http://\\S+/api/webhooks/forge_b/${config.id}`));
+    expect(list.stdout).not.toContain(token);
+    expect((await admin(["webhooks", "disable", seed.team.id, config.id])).stdout).toMatch(/enabled\s+false/);
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${config.id}`)).body.enabled).toBe(false);
+    expect((await admin(["webhooks", "enable", seed.team.id, config.id])).stdout).toMatch(/enabled\s+true/);
+    const rotated = JSON.parse((await admin(["--json", "webhooks", "rotate", seed.team.id, config.id])).stdout).token;
+    expect(rotated).toMatch(/^wh_/);
+    expect(rotated).not.toBe(token);
+    expect((await as(seed.member.token)(["webhooks", "disable", seed.team.id, config.id])).code).toBe(1);
+    expect((await admin(["webhooks", "create", seed.team.id, "--provider", "forge_b", "--set", "nonsense"])).code).toBe(2);
+  });
+
+  it("lists deliveries and follows new ones as they arrive", async () => {
+    const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+    const hook = { id: made.config.id as string, token: made.token as string };
+    await deliver(hook, "a".repeat(40));
+    const member = as(seed.member.token);
+    const listed = await member(["deliveries", "list", seed.team.id, hook.id]);
+    expect(listed.stdout.split("\n")[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+EVENT\s+RUN\s+REASON/);
+    expect(listed.stdout).toMatch(/launched\s+pull_request\.opened\s+run_/);
+
+    const follow = spawn(process.execPath, [MAIN, "--json", "deliveries", "list", seed.team.id, hook.id, "--follow", "--interval", "1"], {
+      env: env({ SERVICE_URL: url, SERVICE_TOKEN: seed.member.token }),
+    });
+    try {
+      const lines: any[] = [];
+      let buffered = "";
+      follow.stdout.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const parts = buffered.split("\n");
+        buffered = parts.pop()!;
+        lines.push(...parts.filter(Boolean).map((l) => JSON.parse(l)));
+      });
+      const waitFor = async (n: number) => {
+        for (let i = 0; lines.length < n; i++) {
+          if (i > 200) throw new Error(`only ${lines.length} lines`);
+          await sleep(100);
+        }
+      };
+      await waitFor(1);
+      await deliver(hook, "b".repeat(40));
+      await waitFor(2);
+      expect(lines.map((l) => l.subject_sha)).toEqual(["a".repeat(40), "b".repeat(40)]);
+    } finally {
+      follow.kill();
+    }
+  });
+
+  it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {
+    await seed.orgAdmin.api.patch(`/api/teams/${seed.team.id}`, { status: "active" });
+    const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} })).body.id;
+    const member = as(seed.member.token);
+    expect((await member(["runs", "list", seed.team.id, "--status", "queued"])).stdout).toMatch(new RegExp(`${run}\\s+queued\\s+review-pr`));
+    expect((await member(["runs", "show", run])).stdout).toMatch(/status\s+queued/);
+    expect(JSON.parse((await member(["--json", "runs", "cancel", run])).stdout).status).toBe("cancelled");
+    const resumed = await member(["runs", "resume", run]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toMatch(/^remote: \w+: .+\(HTTP 4\d\d\)\n$/);
+    expect((await member(["runs", "list", seed.team.id, "--limit", "0"])).code).toBe(2);
+    expect((await as(seed.outsider.token)(["runs", "show", run])).stderr).toContain("not_found");
+  });
+
+  it("shows an org's usage and a team's credential ledger for a month", async () => {
+    const usage = await as(seed.orgAdmin.token)(["usage", seed.org.id]);
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toMatch(/runs_this_month\s+\d+/);
+    const ledger = await as(seed.member.token)(["ledger", seed.team.id, "--month", "2026-10"]);
+    expect(ledger.stdout.split("\n").slice(0, 2)).toEqual(["Month 2026-10", expect.stringMatching(/^FINGERPRINT\s+PROVIDER\s+TIER/)]);
+    const bad = await as(seed.member.token)(["ledger", seed.team.id, "--month", "October"]);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("invalid_request: month must be YYYY-MM")]);
+  });
+
+  it("refuses without a sign-in (2) and says so when the service cannot be reached (1)", async () => {
+    const none = await remote(["orgs", "list"], { XDG_CONFIG_HOME: path.join(home, "empty") });
+    expect([none.code, none.stderr]).toEqual([2, expect.stringContaining("not signed in")]);
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((resolve) => probe.close(resolve));
+    const down = await remote(["orgs", "list"], { SERVICE_URL: closed, SERVICE_TOKEN: "iap_x" });
+    expect([down.code, down.stderr]).toEqual([1, expect.stringContaining(`cannot reach ${closed}: connect ECONNREFUSED`)]);
+  });
+
+  it("answers --help on every command", async () => {
+    const walk = (cmd: Command, names: string[]): string[][] => [names, ...cmd.commands.flatMap((c) => walk(c, [...names, c.name()]))];
+    for (const names of walk(buildProgram(), [])) {
+      const help = await remote([...names, "--help"]);
+      expect(help.code, names.join(" ")).toBe(0);
+      expect(help.stdout, names.join(" ")).toContain(`Usage: remote${names.map((n) => ` ${n}`).join("")}`);
+    }
+  });
+});
