@@ -33,6 +33,10 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeClients } from "./forge/forge-clients.js";
+import { ConnectionService } from "./connections/connection-service.js";
+import { ProvisionService } from "./connections/provision-service.js";
+import { RepoBots } from "./connections/repo-bots.js";
 
 export interface Infrastructure {
   config: Config;
@@ -67,6 +71,11 @@ export function composeServices(infra: Infrastructure): Services {
     baseUrl: infra.config.baseUrl,
     changes,
   });
+  const forgeClients = new ForgeClients();
+  const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, log: infra.log });
+  const forgeWiring = { store, access, audit, connections, changes, baseUrl: infra.config.baseUrl };
+  const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
+  const repoBots = new RepoBots(forgeWiring);
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
@@ -120,6 +129,9 @@ export function composeServices(infra: Infrastructure): Services {
     tokens,
     tenancy,
     webhooks,
+    connections,
+    provisioning,
+    repoBots,
     targets,
     credentials,
     bots,

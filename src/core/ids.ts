@@ -1,7 +1,25 @@
 import { randomFillSync } from "node:crypto";
 
 /** Row id prefixes: an id says what it names. */
-export type IdPrefix = "org" | "team" | "usr" | "pat" | "whk" | "dlv" | "run" | "att" | "key" | "sec" | "aud" | "bot" | "park" | "sch" | "trg" | "card";
+export type IdPrefix =
+  | "org"
+  | "team"
+  | "usr"
+  | "pat"
+  | "whk"
+  | "dlv"
+  | "run"
+  | "att"
+  | "key"
+  | "sec"
+  | "aud"
+  | "bot"
+  | "park"
+  | "sch"
+  | "trg"
+  | "card"
+  | "fcn"
+  | "rbt";
 
 export interface IdGenerator {
   next(prefix: IdPrefix): string;

@@ -11,6 +11,7 @@ import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 import { registerConsoleRoutes } from "./console.js";
+import { registerForgeRoutes } from "./forge.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -28,4 +29,5 @@ export const routeModules: RouteModule[] = [
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,
   registerConsoleRoutes,
+  registerForgeRoutes,
 ];

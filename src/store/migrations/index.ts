@@ -20,6 +20,7 @@ import { m0018DropLaunchDelivery } from "./0018-drop-launch-delivery.js";
 import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 import { m0020RunRetries } from "./0020-run-retries.js";
 import { m0023BoardCards } from "./0023-board-cards.js";
+import { m0024ForgeConnections } from "./0024-forge-connections.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   "0019_schedules_and_triggers": m0019SchedulesAndTriggers,
   "0020_run_retries": m0020RunRetries,
   "0023_board_cards": m0023BoardCards,
+  "0024_forge_connections": m0024ForgeConnections,
 };

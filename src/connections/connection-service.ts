@@ -1,0 +1,177 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Sealer } from "../core/sealer.js";
+import { last4 } from "../core/secrets.js";
+import type { ForgeProviderName } from "../forge/forge-client.js";
+import { type ForgeClients, parseForgeBaseUrl } from "../forge/forge-clients.js";
+import * as f from "../store/forge-connections.js";
+import type { Db, Store } from "../store/store.js";
+import type { TeamRow } from "../store/tenancy.js";
+import type { Access, Principal } from "../tenancy/access.js";
+import type { AuditLog } from "../tenancy/audit.js";
+import { parseProvider } from "../webhooks/webhook-fields.js";
+import { connectionView } from "./connection-views.js";
+import { forgeServiceError } from "./forge-errors-as-service.js";
+import { parseWebhookBase } from "./webhook-base.js";
+
+export interface ConnectionDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  sealer: Sealer;
+  access: Access;
+  audit: AuditLog;
+  forgeClients: ForgeClients;
+  log: Logger;
+}
+
+export interface ConnectionInput {
+  provider: string;
+  base_url?: string | null;
+  token: string;
+  webhook_base_url?: string;
+}
+
+export interface ConnectionPatch {
+  token?: string;
+  webhook_base_url?: string;
+}
+
+/** A connection opened for a forge call: where it goes and the credential, for this process only. */
+export interface OpenConnection {
+  row: f.ForgeConnectionRow;
+  provider: ForgeProviderName;
+  token: string;
+}
+
+/** A team's forge connections: team admins connect and change them, members read; the credential never leaves. */
+export class ConnectionService {
+  constructor(private readonly deps: ConnectionDeps) {}
+
+  async create(p: Principal, teamId: string, input: ConnectionInput) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    const provider = forgeProvider(input.provider);
+    const baseUrl = checkBaseUrl(provider, input.base_url ?? null);
+    const pin = input.webhook_base_url === undefined ? null : this.webhookBase(input.webhook_base_url, teamId);
+    const owner = await this.verify(provider, baseUrl, input.token);
+    const id = this.deps.ids.next("fcn");
+    const sealed = this.deps.sealer.seal(input.token, id);
+    const now = this.deps.clock.now();
+    await this.deps.store.tx(async (tx) => {
+      await f.insertForgeConnection(tx, {
+        id,
+        team_id: teamId,
+        provider,
+        base_url: baseUrl,
+        sealed_key_id: sealed.keyId,
+        sealed_blob: sealed.blob,
+        token_last4: last4(input.token),
+        bot_login: owner.login,
+        bot_user_id: owner.id,
+        webhook_base_url: pin,
+        created_by: p.userId,
+        created_at: now,
+        updated_at: now,
+      });
+      await this.audit(tx, p, team, "forge_connection.create", id, { provider, bot_login: owner.login });
+    });
+    return connectionView((await f.findForgeConnectionOfTeam(this.deps.store.db, teamId, id))!);
+  }
+
+  async list(p: Principal, teamId: string) {
+    await this.deps.access.team(p, teamId, "member");
+    return (await f.listForgeConnectionsOfTeam(this.deps.store.db, teamId)).map(connectionView);
+  }
+
+  async get(p: Principal, teamId: string, id: string) {
+    await this.deps.access.team(p, teamId, "member");
+    return connectionView(await this.find(this.deps.store.db, teamId, id));
+  }
+
+  /** A new credential is verified first; the webhook base pin takes effect at each repository's next provision. */
+  async update(p: Principal, teamId: string, id: string, patch: ConnectionPatch) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    if (patch.token === undefined && patch.webhook_base_url === undefined) throw invalid("body", "name token or webhook_base_url to change");
+    const row = await this.find(this.deps.store.db, teamId, id);
+    const pin = patch.webhook_base_url === undefined ? undefined : this.webhookBase(patch.webhook_base_url, teamId);
+    const credential = patch.token === undefined ? undefined : await this.credentialColumns(row, patch.token);
+    await this.deps.store.tx(async (tx) => {
+      await f.updateForgeConnection(tx, id, { ...(pin !== undefined && { webhook_base_url: pin }), ...credential, updated_at: this.deps.clock.now() });
+      const fields = [...(pin !== undefined ? ["webhook_base_url"] : []), ...(credential ? ["token"] : [])];
+      await this.audit(tx, p, team, "forge_connection.update", id, { fields });
+    });
+    return connectionView(await this.find(this.deps.store.db, teamId, id));
+  }
+
+  /** Refused while repositories are provisioned through it: their hooks would be left calling in. */
+  async remove(p: Principal, teamId: string, id: string): Promise<void> {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    await this.deps.store.tx(async (tx) => {
+      const row = await this.find(tx, teamId, id);
+      if ((await f.listRepoBotsOfConnection(tx, id)).length > 0) throw conflict("deprovision this connection's repositories first");
+      await f.deleteForgeConnection(tx, id);
+      await this.audit(tx, p, team, "forge_connection.delete", id, { provider: row.provider });
+    });
+  }
+
+  /** The connection with its credential opened, for provisioning (same team only). */
+  async open(db: Db, teamId: string, id: string): Promise<OpenConnection> {
+    const row = await this.find(db, teamId, id);
+    const token = this.deps.sealer.open({ keyId: row.sealed_key_id, blob: row.sealed_blob }, row.id);
+    return { row, provider: row.provider as ForgeProviderName, token };
+  }
+
+  /** Validates a pin (422 when refused); plain http on a public host is allowed, and logged. */
+  webhookBase(value: string, teamId: string): string | null {
+    const parsed = parseWebhookBase(value);
+    if (!parsed.ok) throw new ServiceError("unprocessable", parsed.reason, "webhook_base_url");
+    if (parsed.plainHttp)
+      this.deps.log.warn(
+        { team_id: teamId, webhook_base_url: parsed.base },
+        "forge webhook base is plain http: deliveries and their secrets travel unencrypted",
+      );
+    return parsed.base;
+  }
+
+  private async credentialColumns(row: f.ForgeConnectionRow, token: string) {
+    const owner = await this.verify(row.provider as ForgeProviderName, row.base_url, token);
+    const sealed = this.deps.sealer.seal(token, row.id);
+    return { sealed_key_id: sealed.keyId, sealed_blob: sealed.blob, token_last4: last4(token), bot_login: owner.login, bot_user_id: owner.id };
+  }
+
+  /** The forge says whose credential it is; that login becomes the connection's bot identity. */
+  private async verify(provider: ForgeProviderName, baseUrl: string | null, token: string) {
+    if (token.trim() === "") throw invalid("token", "token is required");
+    const opened = this.deps.forgeClients.open(provider, { forgeBaseUrl: baseUrl, token });
+    if (!opened.ok) throw invalid("base_url", opened.message);
+    const owner = await opened.client.tokenOwner();
+    if (!owner.ok) throw forgeServiceError(owner.error, "the credential");
+    return owner.value;
+  }
+
+  private async find(db: Db, teamId: string, id: string) {
+    const row = await f.findForgeConnectionOfTeam(db, teamId, id);
+    if (!row) throw notFound("forge connection");
+    return row;
+  }
+
+  private audit(db: Db, p: Principal, team: TeamRow, action: string, id: string, detail: Record<string, unknown>) {
+    return this.deps.audit.record(db, { actorId: p.userId, action, targetType: "forge_connection", targetId: id, orgId: team.org_id, teamId: team.id, detail });
+  }
+}
+
+function forgeProvider(value: string): ForgeProviderName {
+  const provider = parseProvider(value);
+  if (provider === "generic") throw invalid("provider", "generic has no forge to connect");
+  return provider;
+}
+
+/** Stored as given (the forge modules derive the API root); forge_c has no public instance. */
+function checkBaseUrl(provider: ForgeProviderName, value: string | null): string | null {
+  const parsed = parseForgeBaseUrl(value);
+  if (parsed === "bad") throw invalid("base_url", "base_url must be an http(s) URL without credentials, query or fragment");
+  if (parsed === null && provider === "forge_c") throw invalid("base_url", "forge_c (Forgejo) has no public instance: name yours in base_url");
+  return parsed === null ? null : parsed.href.replace(/\/+$/, "");
+}
