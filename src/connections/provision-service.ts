@@ -76,7 +76,11 @@ export class ProvisionService {
       ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
     };
     if (Object.keys(extras).length > 0) await f.updateRepoBot(store.db, rb.id, { ...extras, updated_at: now });
-    const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input);
+    const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input).catch(async (err: unknown) => {
+      // A first provision the webhook capability refused (an unknown bot, say) leaves no row behind.
+      if (rb.hook_id === null && !(await f.findWebhookProvisionedBy(store.db, rb.id))) await f.deleteRepoBot(store.db, rb.id);
+      throw err;
+    });
 
     const webhook = (await w.findWebhook(store.db, webhookId))!;
     const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);

@@ -1,5 +1,6 @@
 import type { ChangeFeed } from "../core/change-feed.js";
 import { notFound } from "../core/errors.js";
+import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
 import { openForgeHooks } from "../forge/hooks/open-hooks.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
@@ -40,10 +41,13 @@ export class RepoBots {
     const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token });
     const onForgeSide = await onForge("the repository list", () => hooks.listRepos());
     const provisioned = new Map((await f.listRepoBotsOfConnection(db, connectionId)).map((r) => [r.repo, r]));
-    return onForgeSide.map(({ repo }) => {
-      const rb = provisioned.get(repo);
-      return { repo, provisioned: rb !== undefined && rb.hook_id !== null, repo_bot_id: rb?.id ?? null, hook_id: rb?.hook_id ?? null };
-    });
+    return Promise.all(
+      onForgeSide.map(async ({ repo }) => {
+        const rb = provisioned.get(repo);
+        const wired = rb !== undefined && rb.hook_id !== null;
+        return { repo, provisioned: wired, repo_bot_id: rb?.id ?? null, hook_id: rb?.hook_id ?? null, hook: wired ? await hookHealth(hooks, rb) : null };
+      }),
+    );
   }
 
   /** Removes the hook on the forge, then the webhook config and the row; a retry after a crash finds the hook gone. */
@@ -80,4 +84,10 @@ export class RepoBots {
     });
     if (webhook) this.deps.changes.publish({ kind: "webhook", id: webhook.id });
   }
+}
+
+/** `ok`: the forge holds the hook at the committed address; `moved`: at another (a provision repairs it); `missing`: gone. */
+async function hookHealth(hooks: ForgeHooks, rb: f.RepoBotRow): Promise<"ok" | "moved" | "missing"> {
+  const hook = (await onForge("the hook list", () => hooks.listHooks(rb.repo))).find((h) => h.id === rb.hook_id);
+  return hook === undefined ? "missing" : hook.url === rb.hook_url ? "ok" : "moved";
 }

@@ -116,6 +116,11 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     const both = await provision({ webhook_base_url: "https://h.example", security_read_enabled: false });
     expect(both.status).toBe(400);
     expect((await provision({ webhook_base_url: "https://h.example/path" })).status).toBe(422);
+    const count = (await seed.member.api.get(repoBots())).body.repo_bots.length;
+    expect((await provision({ repo: "acme/unknown-bot", bot_ids: ["no-such-bot"] })).body).toMatchObject({ error: "invalid_request", field: "bot_ids.0" });
+    expect((await provision({ repo: "acme" })).body).toMatchObject({ error: "invalid_request", field: "repo" });
+    expect((await seed.member.api.get(repoBots())).body.repo_bots).toHaveLength(count);
+    expect((await seed.member.api.post(repoBots(), { connection_id: connectionId, repo: forge.repo })).status).toBe(403);
     const r = await provision({ webhook_base_url: "https://pinned.example" });
     expect(r.body.hook_url).toBe(`https://pinned.example/api/webhooks/${forge.provider}/${r.body.webhook_id}`);
   });
@@ -133,8 +138,16 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     hooks.hooks.set("acme/unwired", []);
     const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
     expect(r.status).toBe(200);
-    const byRepo = Object.fromEntries(r.body.repos.map((x: { repo: string; provisioned: boolean }) => [x.repo, x.provisioned]));
-    expect(byRepo).toEqual({ [forge.repo]: true, "acme/gadgets": true, "acme/unwired": false });
+    const byRepo = Object.fromEntries(r.body.repos.map((x: { repo: string; provisioned: boolean; hook: string | null }) => [x.repo, [x.provisioned, x.hook]]));
+    expect(byRepo).toEqual({ [forge.repo]: [true, "ok"], "acme/gadgets": [true, "ok"], "acme/unwired": [false, null] });
+    const gadget = hooks.of("acme/gadgets")[0]!;
+    gadget.url = "https://elsewhere.example/x";
+    const moved = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`)).body.repos;
+    expect(moved.find((x: { repo: string }) => x.repo === "acme/gadgets").hook).toBe("moved");
+    hooks.hooks.set("acme/gadgets", []);
+    const missing = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`)).body.repos;
+    expect(missing.find((x: { repo: string }) => x.repo === "acme/gadgets").hook).toBe("missing");
+    hooks.hooks.set("acme/gadgets", [gadget]);
   });
 
   it("deprovisions through the forge routes: the hook leaves the forge, the config and row go, then the connection may go", async () => {
