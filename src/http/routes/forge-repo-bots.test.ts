@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
 import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
 import { FakeGitLab } from "../../test-support/fake-forges/fake-gitlab.js";
@@ -198,6 +199,68 @@ describe.each(storeKinds())("a provisioned GitHub repository on %s", (kind) => {
       expect((await deliver("wh_not-the-secret")).statusCode).toBe(401);
       expect((await deliver(hook.secret)).statusCode).toBe(200);
     } finally {
+      await gh.server.close();
+      await t.close();
+    }
+  });
+});
+
+describe.each(storeKinds())("a provisioned repository's bot identity on %s", (kind) => {
+  it("counts the GitLab connection's account as the service's own bot, and a GitHub token's login not (spec rule 6)", async () => {
+    const t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    const gl = await FakeGitLab.start();
+    const gh = await FakeGitHub.start();
+    try {
+      const seed = await seedTenancy(t);
+      const glHooks = FakeHooks.mount(gl.server, "gitlab");
+      const ghHooks = FakeHooks.mount(gh.server, "github");
+      const repo = "acme/platform/gitlab-test";
+      glHooks.hooks.set(repo, []);
+      ghHooks.hooks.set("acme/sprockets", []);
+      // The fixture's merge request and pull request are both opened by alice.
+      gl.tokenOwner.login = "alice";
+      gh.tokenOwner.login = "alice";
+      const wire = async (provider: string, url: string, r: string) => {
+        const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, { provider, base_url: url, token: "tok" });
+        return (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, { connection_id: c.body.id, repo: r, bot_ids: ["review-pr"] }))
+          .body;
+      };
+      await wire("gitlab", gl.server.url, repo);
+      const glHook = glHooks.of(repo)[0]!;
+      const mr = JSON.stringify(fixture("gitlab-merge-request-open"));
+      const fromGitlab = await t.app.inject({
+        method: "POST",
+        url: new URL(glHook.url).pathname,
+        payload: mr,
+        headers: { "content-type": "application/json", "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": glHook.secret },
+      });
+      expect(JSON.parse(fromGitlab.body)).toMatchObject({ status: "filtered", reason: "opened by the service's own forge bot: alice" });
+
+      await wire("github", gh.server.url, "acme/sprockets");
+      const ghHook = ghHooks.of("acme/sprockets")[0]!;
+      const pr = githubExample(loadGithubExamples(), "pull_request", "opened") as any;
+      pr.repository.full_name = "acme/sprockets";
+      pr.pull_request.base.repo.full_name = "acme/sprockets";
+      pr.pull_request.head.repo.full_name = "acme/sprockets";
+      pr.pull_request.head.repo.id = pr.pull_request.base.repo.id;
+      pr.pull_request.user.login = "alice";
+      pr.pull_request.draft = false;
+      const body = JSON.stringify(pr);
+      const fromGithub = await t.app.inject({
+        method: "POST",
+        url: new URL(ghHook.url).pathname,
+        payload: body,
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "pull_request",
+          "x-github-delivery": "d-2",
+          "x-hub-signature-256": `sha256=${createHmac("sha256", ghHook.secret).update(body).digest("hex")}`,
+        },
+      });
+      expect(fromGithub.statusCode, fromGithub.body).toBe(200);
+      expect(JSON.parse(fromGithub.body)).toMatchObject({ status: "launched" });
+    } finally {
+      await gl.server.close();
       await gh.server.close();
       await t.close();
     }
