@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { ChangeFeed } from "../core/change-feed.js";
-import { ServiceError } from "../core/errors.js";
+import { conflict, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { ForgeFailure } from "../forge/forge-errors.js";
@@ -21,6 +21,9 @@ import { repoBotView } from "./connection-views.js";
 import { onForge } from "./forge-errors-as-service.js";
 import { checkRepoBotInput, checkRepoPath, type RepoBotInput, webhookFieldsOf } from "./repo-bot-fields.js";
 import { deliveryAddress } from "./webhook-base.js";
+
+/** Longer than a whole provision's forge calls may take (open-hooks.ts), so a live writer never loses it. */
+const WRITE_LEASE_MS = 60_000;
 
 export interface ProvisionDeps {
   store: Store;
@@ -82,14 +85,16 @@ export class ProvisionService {
       throw err;
     });
 
-    const webhook = (await w.findWebhook(store.db, webhookId))!;
     const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);
-    let wrote = false;
-    if (rb.hook_id === null || rb.hook_url !== address) {
-      const { provider, sign_mode } = configFromRow(webhook);
+    if (rb.hook_id !== null && rb.hook_url === address) return this.view(teamId, rb.id, false);
+    const wrote = await this.withWriteLease(rb.id, async () => {
+      // Read again under the lease: a provision that held it before may have done the work.
+      const current = (await f.findRepoBotOfTeam(store.db, teamId, rb.id))!;
+      if (current.hook_id !== null && current.hook_url === address) return false;
+      const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
       const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token });
-      const hook = await onForge("the hook", () => this.writeHook(hooks, repo, rb, { url: address, secret: minted.token }));
+      const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
       await store.tx(async (tx) => {
         await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });
         await f.updateRepoBot(tx, rb.id, { hook_id: hook.id, hook_url: address, updated_at: clock.now() });
@@ -104,9 +109,23 @@ export class ProvisionService {
         });
       });
       this.deps.changes.publish({ kind: "webhook", id: webhookId });
-      wrote = true;
-    }
+      return true;
+    });
     return this.view(teamId, rb.id, wrote);
+  }
+
+  /** One provision at a time writes a repository's hook, across replicas; a crashed one's lease runs out. */
+  private async withWriteLease<T>(repoBotId: string, work: () => Promise<T>): Promise<T> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    if (!(await f.claimRepoBotWrite(store.db, repoBotId, now, now + WRITE_LEASE_MS))) {
+      throw conflict("another provision of this repository is writing to the forge; try again shortly");
+    }
+    try {
+      return await work();
+    } finally {
+      await f.releaseRepoBotWrite(store.db, repoBotId).catch(() => undefined);
+    }
   }
 
   /** The forge write: the known hook rewritten in place, else one already at the address adopted, else a new one. */

@@ -57,6 +57,16 @@ export async function updateRepoBot(db: Db, id: string, patch: Updateable<Omit<R
   await db.updateTable("repo_bots").set(patch).where("id", "=", id).execute();
 }
 
+/** Takes the repository's write lease unless another provision holds it; false when one does. */
+export async function claimRepoBotWrite(db: Db, id: string, now: number, until: number): Promise<boolean> {
+  const r = await db.updateTable("repo_bots").set({ writing_until: until }).where("id", "=", id).where("writing_until", "<=", now).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function releaseRepoBotWrite(db: Db, id: string): Promise<void> {
+  await db.updateTable("repo_bots").set({ writing_until: 0 }).where("id", "=", id).execute();
+}
+
 export async function deleteRepoBot(db: Db, id: string): Promise<void> {
   await db.deleteFrom("repo_bots").where("id", "=", id).execute();
 }

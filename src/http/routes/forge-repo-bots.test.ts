@@ -113,6 +113,28 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     }
   });
 
+  it("lets one provision at a time write a repository's hook; a crashed writer's lease runs out", async () => {
+    await pin("https://concurrent.example");
+    const writes = hooks.writes().length;
+    server.fault({ match: /^(PATCH|PUT) .*\/hooks\/\d+$/, times: 1, delayMs: 300 });
+    const both = await Promise.all([provision(), provision()]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(hooks.of(forge.repo)).toHaveLength(1);
+    expect(hooks.writes()).toHaveLength(writes + 1);
+    expect((await provision()).body.forge_written).toBe(false);
+
+    await pin("https://after-crash.example");
+    const id = both.find((r) => r.status === 200)!.body.id;
+    await t.store.db
+      .updateTable("repo_bots")
+      .set({ writing_until: t.clock.now() + 60_000 })
+      .where("id", "=", id)
+      .execute();
+    expect((await provision()).status).toBe(409);
+    t.clock.advance(60_000);
+    expect((await provision()).body).toMatchObject({ forge_written: true, hook_url: expect.stringContaining("https://after-crash.example/") });
+  });
+
   it("answers 400 to the base pin and the security token together, 422 to a bad pin", async () => {
     const both = await provision({ webhook_base_url: "https://h.example", security_read_enabled: false });
     expect(both.status).toBe(400);

@@ -30,6 +30,7 @@ export const m0024ForgeConnections: Migration = {
       .addColumn("hook_url", "text")
       .addColumn("gate_context", "text")
       .addColumn("auto_fix_on_gate_failure", "integer", (c) => c.notNull().defaultTo(0))
+      .addColumn("writing_until", "bigint", (c) => c.notNull().defaultTo(0))
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .addColumn("updated_at", "bigint", (c) => c.notNull())
       .execute();

@@ -1,3 +1,5 @@
+import type { ColumnType } from "kysely";
+
 /** A team's connection to a forge and the repositories provisioned through it (store/forge-connections.ts). */
 export interface ForgeConnectionsTable {
   id: string;
@@ -31,6 +33,8 @@ export interface RepoBotsTable {
   hook_url: string | null;
   gate_context: string | null;
   auto_fix_on_gate_failure: number;
+  /** Epoch ms until which one provision holds the right to write this repository's hook. */
+  writing_until: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
