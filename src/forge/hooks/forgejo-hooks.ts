@@ -31,14 +31,14 @@ export function forgejoHooks(http: HookHttp): ForgeHooks {
   };
   const config = (spec: HookSpec) => ({ url: spec.url, content_type: "json", secret: spec.secret });
   return {
-    listHooks: async (repo) => parseAnswer(Type.Array(Type.Unknown()), await http("GET", `${hooks(repo)}?limit=50`), "hooks").map(hookOf),
+    listHooks: async (repo) => (await http.all(`${hooks(repo)}?limit=50`)).map(hookOf),
     createHook: async (repo, spec) =>
-      hookOf(await http("POST", hooks(repo), { type: "forgejo", active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
+      hookOf(await http.call("POST", hooks(repo), { type: "forgejo", active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
     updateHook: async (repo, id, spec) =>
-      hookOf(await http("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, { active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
-    deleteHook: (repo, id) => deleteOrGone(() => http("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
+      hookOf(await http.call("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, { active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
+    deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
     listRepos: async () => {
-      const repos = parseAnswer(Type.Array(Repo), await http("GET", "user/repos?limit=50"), "repositories");
+      const repos = parseAnswer(Type.Array(Repo), await http.all("user/repos?limit=50"), "repositories");
       return repos.filter((r) => r.permissions?.admin !== false).map((r) => ({ repo: r.full_name }));
     },
   };

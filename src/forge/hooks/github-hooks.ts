@@ -27,12 +27,12 @@ export function githubHooks(http: HookHttp): ForgeHooks {
     config: { url: spec.url, content_type: "json", secret: spec.secret, insecure_ssl: "0" },
   });
   return {
-    listHooks: async (repo) => parseAnswer(Type.Array(Type.Unknown()), await http("GET", `${hooks(repo)}?per_page=100`), "hooks").map(hookOf),
-    createHook: async (repo, spec) => hookOf(await http("POST", hooks(repo), { name: "web", ...body(spec) })),
-    updateHook: async (repo, id, spec) => hookOf(await http("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, body(spec))),
-    deleteHook: (repo, id) => deleteOrGone(() => http("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
+    listHooks: async (repo) => (await http.all(`${hooks(repo)}?per_page=100`)).map(hookOf),
+    createHook: async (repo, spec) => hookOf(await http.call("POST", hooks(repo), { name: "web", ...body(spec) })),
+    updateHook: async (repo, id, spec) => hookOf(await http.call("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, body(spec))),
+    deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
     listRepos: async () => {
-      const repos = parseAnswer(Type.Array(Repo), await http("GET", "user/repos?per_page=100&sort=full_name"), "repositories");
+      const repos = parseAnswer(Type.Array(Repo), await http.all("user/repos?per_page=100&sort=full_name"), "repositories");
       // Hooks need admin on the repository.
       return repos.filter((r) => r.permissions?.admin !== false).map((r) => ({ repo: r.full_name }));
     },

@@ -25,13 +25,13 @@ export function gitlabHooks(http: HookHttp): ForgeHooks {
     enable_ssl_verification: true,
   });
   return {
-    listHooks: async (repo) => parseAnswer(Type.Array(Type.Unknown()), await http("GET", `${hooks(repo)}?per_page=100`), "hooks").map(hookOf),
-    createHook: async (repo, spec) => hookOf(await http("POST", hooks(repo), body(spec))),
-    updateHook: async (repo, id, spec) => hookOf(await http("PUT", `${hooks(repo)}/${encodeURIComponent(id)}`, body(spec))),
-    deleteHook: (repo, id) => deleteOrGone(() => http("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
+    listHooks: async (repo) => (await http.all(`${hooks(repo)}?per_page=100`)).map(hookOf),
+    createHook: async (repo, spec) => hookOf(await http.call("POST", hooks(repo), body(spec))),
+    updateHook: async (repo, id, spec) => hookOf(await http.call("PUT", `${hooks(repo)}/${encodeURIComponent(id)}`, body(spec))),
+    deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
     listRepos: async () => {
       // Maintainer (40) is the least access that may manage a project's hooks.
-      const projects = parseAnswer(Type.Array(Project), await http("GET", "projects?min_access_level=40&simple=true&per_page=100&order_by=path"), "projects");
+      const projects = parseAnswer(Type.Array(Project), await http.all("projects?min_access_level=40&simple=true&per_page=100&order_by=path"), "projects");
       return projects.map((p) => ({ repo: p.path_with_namespace }));
     },
   };

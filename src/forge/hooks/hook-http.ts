@@ -1,12 +1,19 @@
-import { ForgeFailure, httpFailure } from "../forge-errors.js";
+import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
 
-/** A JSON call under the API root through the guarded fetch (it adds the token and keeps to the root). */
-export type HookHttp = (method: string, path: string, body?: unknown) => Promise<unknown>;
+/** JSON calls under the API root through the guarded fetch (it adds the token and keeps to the root). */
+export interface HookHttp {
+  /** `path` is relative to the API root (no leading `/`); its segments are encoded by the caller. */
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** Every page of a list, following the `Link: <…>; rel="next"` all three forges send, up to `maxPages`. */
+  all(path: string): Promise<unknown[]>;
+}
 
-/** `path` is relative to the API root (no leading `/`); its segments are encoded by the caller. */
+/** Ten pages of 100 (Forgejo: 50): enough for an installation's repositories, bounded for a slow forge. */
+const MAX_PAGES = 10;
+
 export function hookHttp(fetch: typeof globalThis.fetch, apiRoot: URL, headers: Record<string, string> = {}): HookHttp {
-  return async (method, path, body) => {
-    const response = await fetch(new URL(path, apiRoot), {
+  const send = async (method: string, url: URL, body?: unknown) => {
+    const response = await fetch(url, {
       method,
       headers: { accept: "application/json", "user-agent": "bot-gateway", ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
       ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -15,8 +22,23 @@ export function hookHttp(fetch: typeof globalThis.fetch, apiRoot: URL, headers: 
       await response.body?.cancel();
       throw new ForgeFailure(httpFailure(response, Date.now()));
     }
-    if (response.status === 204) return null;
-    return response.json();
+    return { body: response.status === 204 ? null : ((await response.json()) as unknown), link: response.headers.get("link") };
+  };
+  return {
+    call: async (method, path, body) => (await send(method, new URL(path, apiRoot), body)).body,
+    all: async (path) => {
+      const items: unknown[] = [];
+      let url: URL | undefined = new URL(path, apiRoot);
+      for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
+        const { body, link } = await send("GET", url);
+        if (!Array.isArray(body)) throw forgeFailure("forge_unavailable", "the forge's answer for a list is not a list");
+        items.push(...body);
+        const next = link?.match(/<([^>]+)>;\s*rel="next"/)?.[1];
+        // The guarded fetch refuses a next page off the API root.
+        url = next === undefined ? undefined : new URL(next, url);
+      }
+      return items;
+    },
   };
 }
 

@@ -173,6 +173,14 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     hooks.hooks.set("acme/gadgets", [gadget]);
   });
 
+  it("lists every page of the forge's repositories", async () => {
+    for (let i = 0; i < 130; i++) hooks.hooks.set(`acme/many-${String(i).padStart(3, "0")}`, []);
+    const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
+    for (let i = 0; i < 130; i++) hooks.hooks.delete(`acme/many-${String(i).padStart(3, "0")}`);
+    expect(r.body.repos).toHaveLength(133);
+    expect(server.requests.filter((q) => /\/(user\/repos|projects)\?/.test(q.path)).at(-1)!.path).toMatch(/page=[23]/);
+  });
+
   it("deprovisions through the forge routes: the hook leaves the forge, the config and row go, then the connection may go", async () => {
     const conn = `/api/teams/${seed.team.id}/forge/connections/${connectionId}`;
     expect((await seed.teamAdmin.api.delete(conn)).status).toBe(409);

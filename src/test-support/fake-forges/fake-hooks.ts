@@ -18,6 +18,16 @@ const SEG = "[^/]+";
 const json = (status: number, body: unknown): Answer => ({ status, body });
 const notFound = json(404, { message: "Not Found" });
 
+/** One page of a list as the forges page it (`per_page`, Forgejo's `limit`, and `page`), with a `Link` to the next. */
+function paged(items: unknown[], url: URL): Answer {
+  const size = Number(url.searchParams.get("per_page") ?? url.searchParams.get("limit") ?? 30);
+  const page = Number(url.searchParams.get("page") ?? 1);
+  const next = new URL(url);
+  next.searchParams.set("page", String(page + 1));
+  const more = page * size < items.length;
+  return { status: 200, body: items.slice((page - 1) * size, page * size), ...(more && { headers: { link: `<${next.href}>; rel="next"` } }) };
+}
+
 /**
  * Repository hooks and the repository list of one fake forge, served on its server at the
  * forge's real paths: GitHub and Forgejo `/repos/{owner}/{repo}/hooks`, GitLab `/projects/:id/hooks`.
@@ -55,11 +65,11 @@ export class FakeHooks {
       {
         method: "GET",
         path: new RegExp(`${base}$`),
-        answer: (p) =>
+        answer: (p, _r, url) =>
           this.hooks.has(repoOf(p))
-            ? json(
-                200,
+            ? paged(
                 this.of(repoOf(p)).map((h) => this.body(h)),
+                url,
               )
             : notFound,
       },
@@ -99,10 +109,10 @@ export class FakeHooks {
       {
         method: "GET",
         path: this.flavour === "gitlab" ? /^\/projects$/ : /^\/user\/repos$/,
-        answer: () =>
-          json(
-            200,
+        answer: (_p, _r, url) =>
+          paged(
             [...this.hooks.keys()].map((r, i) => this.repoBody(r, i)),
+            url,
           ),
       },
     ];
