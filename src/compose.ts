@@ -37,6 +37,7 @@ import { ForgeClients } from "./forge/forge-clients.js";
 import { ConnectionService } from "./connections/connection-service.js";
 import { ProvisionService } from "./connections/provision-service.js";
 import { RepoBots } from "./connections/repo-bots.js";
+import { InstallationTokens } from "./connections/installation-tokens.js";
 
 export interface Infrastructure {
   config: Config;
@@ -72,7 +73,8 @@ export function composeServices(infra: Infrastructure): Services {
     changes,
   });
   const forgeClients = new ForgeClients();
-  const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, log: infra.log });
+  const installationTokens = new InstallationTokens(clock);
+  const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, installationTokens, log: infra.log });
   const forgeWiring = { store, access, audit, connections, changes, baseUrl: infra.config.baseUrl };
   const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
   const repoBots = new RepoBots(forgeWiring);

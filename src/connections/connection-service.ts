@@ -3,7 +3,6 @@ import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
-import { last4 } from "../core/secrets.js";
 import type { ForgeProviderName } from "../forge/forge-client.js";
 import { type ForgeClients, parseForgeBaseUrl } from "../forge/forge-clients.js";
 import * as f from "../store/forge-connections.js";
@@ -13,7 +12,10 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { parseProvider } from "../webhooks/webhook-fields.js";
 import { connectionView } from "./connection-views.js";
-import { forgeServiceError } from "./forge-errors-as-service.js";
+import { credentialOf, type CredentialInput, identityOf, openCredential, sealedColumns } from "./connection-credential.js";
+import { onForge } from "./forge-errors-as-service.js";
+import type { InstallationTokens } from "./installation-tokens.js";
+import { githubApp } from "../forge/hooks/github-app.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
 export interface ConnectionDeps {
@@ -24,13 +26,13 @@ export interface ConnectionDeps {
   access: Access;
   audit: AuditLog;
   forgeClients: ForgeClients;
+  installationTokens: InstallationTokens;
   log: Logger;
 }
 
-export interface ConnectionInput {
+export interface ConnectionInput extends CredentialInput {
   provider: string;
   base_url?: string | null;
-  token: string;
   webhook_base_url?: string;
 }
 
@@ -43,6 +45,7 @@ export interface ConnectionPatch {
 export interface OpenConnection {
   row: f.ForgeConnectionRow;
   provider: ForgeProviderName;
+  /** The token calls carry: the connection's own, or an App installation's current one. */
   token: string;
 }
 
@@ -55,9 +58,11 @@ export class ConnectionService {
     const provider = forgeProvider(input.provider);
     const baseUrl = checkBaseUrl(provider, input.base_url ?? null);
     const pin = input.webhook_base_url === undefined ? null : this.webhookBase(input.webhook_base_url, teamId);
-    const owner = await this.verify(provider, baseUrl, input.token);
+    const credential = credentialOf(provider, input);
+    const owner = await identityOf(this.deps.forgeClients, provider, baseUrl, credential);
+    // An App must also be installed where it says: its installation mints a token, or the connection is refused.
+    if (credential.kind === "app") await onForge("the installation", () => githubApp(baseUrl, credential.app).installationToken());
     const id = this.deps.ids.next("fcn");
-    const sealed = this.deps.sealer.seal(input.token, id);
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
       await f.insertForgeConnection(tx, {
@@ -65,9 +70,7 @@ export class ConnectionService {
         team_id: teamId,
         provider,
         base_url: baseUrl,
-        sealed_key_id: sealed.keyId,
-        sealed_blob: sealed.blob,
-        token_last4: last4(input.token),
+        ...sealedColumns(this.deps.sealer, id, credential),
         bot_login: owner.login,
         bot_user_id: owner.id,
         webhook_base_url: pin,
@@ -96,6 +99,7 @@ export class ConnectionService {
     if (patch.token === undefined && patch.webhook_base_url === undefined) throw invalid("body", "name token or webhook_base_url to change");
     const row = await this.find(this.deps.store.db, teamId, id);
     const pin = patch.webhook_base_url === undefined ? undefined : this.webhookBase(patch.webhook_base_url, teamId);
+    if (patch.token !== undefined && row.auth === "app") throw invalid("token", "this connection is a GitHub App; connect it again to change its key");
     const credential = patch.token === undefined ? undefined : await this.credentialColumns(row, patch.token);
     await this.deps.store.tx(async (tx) => {
       await f.updateForgeConnection(tx, id, { ...(pin !== undefined && { webhook_base_url: pin }), ...credential, updated_at: this.deps.clock.now() });
@@ -116,11 +120,16 @@ export class ConnectionService {
     });
   }
 
-  /** The connection with its credential opened, for provisioning (same team only). */
+  /** The connection with the token its calls carry (same team only); an App's installation token is minted when due. */
   async open(db: Db, teamId: string, id: string): Promise<OpenConnection> {
     const row = await this.find(db, teamId, id);
-    const token = this.deps.sealer.open({ keyId: row.sealed_key_id, blob: row.sealed_blob }, row.id);
-    return { row, provider: row.provider as ForgeProviderName, token };
+    const credential = openCredential(this.deps.sealer, row);
+    const provider = row.provider as ForgeProviderName;
+    if (credential.kind === "token") return { row, provider, token: credential.token };
+    const token = await this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
+      onForge("an installation token", () => githubApp(row.base_url, credential.app).installationToken()),
+    );
+    return { row, provider, token };
   }
 
   /** Validates a pin (422 when refused); plain http on a public host is allowed, and logged. */
@@ -136,19 +145,9 @@ export class ConnectionService {
   }
 
   private async credentialColumns(row: f.ForgeConnectionRow, token: string) {
-    const owner = await this.verify(row.provider as ForgeProviderName, row.base_url, token);
-    const sealed = this.deps.sealer.seal(token, row.id);
-    return { sealed_key_id: sealed.keyId, sealed_blob: sealed.blob, token_last4: last4(token), bot_login: owner.login, bot_user_id: owner.id };
-  }
-
-  /** The forge says whose credential it is; that login becomes the connection's bot identity. */
-  private async verify(provider: ForgeProviderName, baseUrl: string | null, token: string) {
-    if (token.trim() === "") throw invalid("token", "token is required");
-    const opened = this.deps.forgeClients.open(provider, { forgeBaseUrl: baseUrl, token });
-    if (!opened.ok) throw invalid("base_url", opened.message);
-    const owner = await opened.client.tokenOwner();
-    if (!owner.ok) throw forgeServiceError(owner.error, "the credential");
-    return owner.value;
+    const credential = credentialOf(row.provider as ForgeProviderName, { token });
+    const owner = await identityOf(this.deps.forgeClients, row.provider as ForgeProviderName, row.base_url, credential);
+    return { ...sealedColumns(this.deps.sealer, row.id, credential), bot_login: owner.login, bot_user_id: owner.id };
   }
 
   private async find(db: Db, teamId: string, id: string) {

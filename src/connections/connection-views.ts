@@ -8,6 +8,7 @@ export function connectionView(c: ForgeConnectionRow) {
     team_id: c.team_id,
     provider: c.provider,
     base_url: c.base_url,
+    auth: c.auth,
     bot_login: c.bot_login,
     token_last4: c.token_last4,
     webhook_base_url: c.webhook_base_url,

@@ -93,7 +93,7 @@ export class ProvisionService {
       if (current.hook_id !== null && current.hook_url === address) return false;
       const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
-      const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token });
+      const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
       const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
       await store.tx(async (tx) => {
         await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });

@@ -38,7 +38,7 @@ export class RepoBots {
     await this.deps.access.team(p, teamId, "member");
     const db = this.deps.store.db;
     const conn = await this.deps.connections.open(db, teamId, connectionId);
-    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token });
+    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
     const onForgeSide = await onForge("the repository list", () => hooks.listRepos());
     const provisioned = new Map((await f.listRepoBotsOfConnection(db, connectionId)).map((r) => [r.repo, r]));
     return Promise.all(
@@ -58,7 +58,7 @@ export class RepoBots {
     if (!rb) throw notFound("repo bot");
     const conn = await this.deps.connections.open(store.db, teamId, rb.connection_id);
     const webhook = await f.findWebhookProvisionedBy(store.db, rb.id);
-    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token });
+    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
     await onForge("removing the hook", async () => {
       if (rb.hook_id !== null) return hooks.deleteHook(rb.repo, rb.hook_id);
       // A provision interrupted before its commit may have left a hook at the config's address.

@@ -16,7 +16,7 @@ const hookOf = (data: unknown) => {
 };
 
 // https://docs.github.com/en/rest/repos/webhooks: one page of 100 holds every hook (GitHub allows 20 per event).
-export function githubHooks(http: HookHttp): ForgeHooks {
+export function githubHooks(http: HookHttp, options: { installation?: boolean } = {}): ForgeHooks {
   const hooks = (repo: string) => {
     ownerAndName(repo);
     return `repos/${encodedPath(repo)}/hooks`;
@@ -32,7 +32,10 @@ export function githubHooks(http: HookHttp): ForgeHooks {
     updateHook: async (repo, id, spec) => hookOf(await http.call("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, body(spec))),
     deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
     listRepos: async () => {
-      const repos = parseAnswer(Type.Array(Repo), await http.all("user/repos?per_page=100&sort=full_name"), "repositories");
+      // An installation's token lists the repositories it was granted; a user's, those it can reach.
+      const repos = options.installation
+        ? parseAnswer(Type.Array(Repo), await http.all("installation/repositories?per_page=100", "repositories"), "repositories")
+        : parseAnswer(Type.Array(Repo), await http.all("user/repos?per_page=100&sort=full_name"), "repositories");
       // Hooks need admin on the repository.
       return repos.filter((r) => r.permissions?.admin !== false).map((r) => ({ repo: r.full_name }));
     },

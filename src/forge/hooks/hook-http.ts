@@ -4,8 +4,8 @@ import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
 export interface HookHttp {
   /** `path` is relative to the API root (no leading `/`); its segments are encoded by the caller. */
   call(method: string, path: string, body?: unknown): Promise<unknown>;
-  /** Every page of a list, following the `Link: <…>; rel="next"` all three forges send, up to `maxPages`. */
-  all(path: string): Promise<unknown[]>;
+  /** Every page of a list, following the `Link: <…>; rel="next"` all three forges send; `field` names the list in a wrapping object. */
+  all(path: string, field?: string): Promise<unknown[]>;
 }
 
 /** Ten pages of 100 (Forgejo: 50): enough for an installation's repositories, bounded for a slow forge. */
@@ -26,11 +26,12 @@ export function hookHttp(fetch: typeof globalThis.fetch, apiRoot: URL, headers: 
   };
   return {
     call: async (method, path, body) => (await send(method, new URL(path, apiRoot), body)).body,
-    all: async (path) => {
+    all: async (path, field) => {
       const items: unknown[] = [];
       let url: URL | undefined = new URL(path, apiRoot);
       for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
-        const { body, link } = await send("GET", url);
+        const { body: answer, link } = await send("GET", url);
+        const body = field === undefined ? answer : (answer as Record<string, unknown> | null)?.[field];
         if (!Array.isArray(body)) throw forgeFailure("forge_unavailable", "the forge's answer for a list is not a list");
         items.push(...body);
         const next = link?.match(/<([^>]+)>;\s*rel="next"/)?.[1];

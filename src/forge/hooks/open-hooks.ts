@@ -12,10 +12,15 @@ import { type HookHttp, hookHttp } from "./hook-http.js";
 
 /** Every forge's hook calls; leaving one out is a compile error. */
 const hookModules = {
-  forge_a: { build: gitlabHooks, headers: {} },
+  forge_a: { build: (http: HookHttp) => gitlabHooks(http), headers: {} },
   forge_b: { build: githubHooks, headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" } },
-  forge_c: { build: forgejoHooks, headers: {} },
-} satisfies Record<ForgeProviderName, { build: (http: HookHttp) => ForgeHooks; headers: Record<string, string> }>;
+  forge_c: { build: (http: HookHttp) => forgejoHooks(http), headers: {} },
+} satisfies Record<ForgeProviderName, { build: (http: HookHttp, o: HookOptions) => ForgeHooks; headers: Record<string, string> }>;
+
+export interface HookOptions {
+  /** A GitHub App installation's token: its repositories are the installation's. */
+  installation?: boolean;
+}
 
 /** Provisioning is not inside a delivery's window: a whole provision may take this long. */
 const PROVISION_DEADLINE_MS = 20_000;
@@ -25,7 +30,7 @@ const CALL_TIMEOUT_MS = 8_000;
  * A connection's hook calls, on the same API root and token header as its lane client (the
  * forge modules' rules), through the guarded fetch, so the token goes to that root alone.
  */
-export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget): ForgeHooks {
+export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget, options: HookOptions = {}): ForgeHooks {
   const module = forgeModules[provider];
   const base = parseForgeBaseUrl(target.forgeBaseUrl);
   const apiRoot = base === "bad" ? null : module.apiRoot(base);
@@ -38,5 +43,5 @@ export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget)
     retryRateLimits: true,
   });
   const { build, headers } = hookModules[provider];
-  return build(hookHttp(fetch, apiRoot, headers));
+  return build(hookHttp(fetch, apiRoot, headers), options);
 }

@@ -8,7 +8,10 @@ const ConnectionCreate = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 32 }),
     base_url: Type.Optional(Type.Union([Url, Type.Null()])),
-    token: Token,
+    token: Type.Optional(Token),
+    app_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    private_key: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
+    installation_id: Type.Optional(Type.Integer({ minimum: 1 })),
     webhook_base_url: Type.Optional(Url),
   },
   { additionalProperties: false },

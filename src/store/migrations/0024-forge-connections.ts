@@ -9,6 +9,7 @@ export const m0024ForgeConnections: Migration = {
       .addColumn("team_id", "text", (c) => c.notNull().references("teams.id"))
       .addColumn("provider", "text", (c) => c.notNull())
       .addColumn("base_url", "text")
+      .addColumn("auth", "text", (c) => c.notNull().defaultTo("token"))
       .addColumn("sealed_key_id", "text", (c) => c.notNull())
       .addColumn("sealed_blob", "text", (c) => c.notNull())
       .addColumn("token_last4", "text", (c) => c.notNull())

@@ -7,6 +7,8 @@ export interface ForgeConnectionsTable {
   provider: string;
   /** The forge's web root; null for the public GitHub or GitLab. */
   base_url: string | null;
+  /** `token`, or `app`: a GitHub App (its id, private key and installation, sealed as JSON). */
+  auth: ColumnType<"token" | "app", "token" | "app" | undefined, "token" | "app">;
   /** The credential, sealed under the connection id; never returned. */
   sealed_key_id: string;
   sealed_blob: string;
