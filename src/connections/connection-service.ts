@@ -15,7 +15,9 @@ import { connectionView } from "./connection-views.js";
 import { credentialOf, type CredentialInput, identityOf, openCredential, sealedColumns } from "./connection-credential.js";
 import { onForge } from "./forge-errors-as-service.js";
 import type { InstallationTokens } from "./installation-tokens.js";
+import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
 import { githubApp } from "../forge/hooks/github-app.js";
+import { openForgeHooks } from "../forge/hooks/open-hooks.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
 export interface ConnectionDeps {
@@ -41,12 +43,12 @@ export interface ConnectionPatch {
   webhook_base_url?: string;
 }
 
-/** A connection opened for a forge call: where it goes and the credential, for this process only. */
+/** A connection opened for forge calls, in this process only. */
 export interface OpenConnection {
   row: f.ForgeConnectionRow;
   provider: ForgeProviderName;
-  /** The token calls carry: the connection's own, or an App installation's current one. */
-  token: string;
+  /** The forge's hook calls with the connection's credential; an App's installation token is minted only here, when due. */
+  hooks(): Promise<ForgeHooks>;
 }
 
 /** A team's forge connections: team admins connect and change them, members read; the credential never leaves. */
@@ -120,16 +122,18 @@ export class ConnectionService {
     });
   }
 
-  /** The connection with the token its calls carry (same team only); an App's installation token is minted when due. */
+  /** The connection (same team only), its credential opened for the calls made through it. */
   async open(db: Db, teamId: string, id: string): Promise<OpenConnection> {
     const row = await this.find(db, teamId, id);
     const credential = openCredential(this.deps.sealer, row);
     const provider = row.provider as ForgeProviderName;
-    if (credential.kind === "token") return { row, provider, token: credential.token };
-    const token = await this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
-      onForge("an installation token", () => githubApp(row.base_url, credential.app).installationToken()),
-    );
-    return { row, provider, token };
+    const hooksWith = (token: string) => openForgeHooks(provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
+    if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token) };
+    const installationToken = () =>
+      this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
+        onForge("an installation token", () => githubApp(row.base_url, credential.app).installationToken()),
+      );
+    return { row, provider, hooks: async () => hooksWith(await installationToken()) };
   }
 
   /** Validates a pin (422 when refused); plain http on a public host is allowed, and logged. */

@@ -5,7 +5,6 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { ForgeFailure } from "../forge/forge-errors.js";
 import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
-import { openForgeHooks } from "../forge/hooks/open-hooks.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
 import * as w from "../store/webhooks.js";
@@ -54,13 +53,10 @@ export class ProvisionService {
       throw new ServiceError("unprocessable", "minting an org security token on the forge is not available on this service", "security_read_enabled");
     }
     const { store, clock, connections } = this.deps;
+    // The pin is the connection's, set as its PATCH sets it (checked, audited) and read back below.
+    if (input.webhook_base_url !== undefined) await connections.update(p, teamId, input.connection_id, { webhook_base_url: input.webhook_base_url });
     const conn = await connections.open(store.db, teamId, input.connection_id);
     const repo = checkRepoPath(conn.provider, input.repo);
-    if (input.webhook_base_url !== undefined) {
-      const pin = connections.webhookBase(input.webhook_base_url, teamId);
-      await f.updateForgeConnection(store.db, conn.row.id, { webhook_base_url: pin, updated_at: clock.now() });
-      conn.row.webhook_base_url = pin;
-    }
     const now = clock.now();
     const rb = await f.ensureRepoBot(store.db, {
       id: this.deps.ids.next("rbt"),
@@ -93,7 +89,7 @@ export class ProvisionService {
       if (current.hook_id !== null && current.hook_url === address) return false;
       const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
-      const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
+      const hooks = await conn.hooks();
       const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
       await store.tx(async (tx) => {
         await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });

@@ -1,7 +1,6 @@
 import type { ChangeFeed } from "../core/change-feed.js";
 import { notFound } from "../core/errors.js";
 import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
-import { openForgeHooks } from "../forge/hooks/open-hooks.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
 import { deleteWebhookBucket } from "../store/webhook-calls.js";
@@ -38,7 +37,7 @@ export class RepoBots {
     await this.deps.access.team(p, teamId, "member");
     const db = this.deps.store.db;
     const conn = await this.deps.connections.open(db, teamId, connectionId);
-    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
+    const hooks = await conn.hooks();
     const onForgeSide = await onForge("the repository list", () => hooks.listRepos());
     const provisioned = new Map((await f.listRepoBotsOfConnection(db, connectionId)).map((r) => [r.repo, r]));
     return Promise.all(
@@ -58,7 +57,7 @@ export class RepoBots {
     if (!rb) throw notFound("repo bot");
     const conn = await this.deps.connections.open(store.db, teamId, rb.connection_id);
     const webhook = await f.findWebhookProvisionedBy(store.db, rb.id);
-    const hooks = openForgeHooks(conn.provider, { forgeBaseUrl: conn.row.base_url, token: conn.token }, { installation: conn.row.auth === "app" });
+    const hooks = await conn.hooks();
     await onForge("removing the hook", async () => {
       if (rb.hook_id !== null) return hooks.deleteHook(rb.repo, rb.hook_id);
       // A provision interrupted before its commit may have left a hook at the config's address.

@@ -86,6 +86,12 @@ describe.each(storeKinds())("GitHub App connections on %s", (kind) => {
     expect(lastWriteAuth()).toBe(`Bearer ${second}`);
     expect(hooks.of()).toHaveLength(1);
 
+    // Nothing moved, and the token is past its margin: still no call to the forge at all.
+    t.clock.advance(58 * MINUTE);
+    const requests = gh.server.requests.length;
+    expect((await provision()).body.forge_written).toBe(false);
+    expect(gh.server.requests).toHaveLength(requests);
+
     const repos = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${id}`);
     expect(repos.body.repos).toEqual([expect.objectContaining({ repo: "acme/widgets", provisioned: true, hook: "ok" })]);
     expect((await seed.teamAdmin.api.patch(`${connections()}/${id}`, { token: "ghp_x" })).status).toBe(400);
