@@ -181,12 +181,36 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect(server.requests.filter((q) => /\/(user\/repos|projects)\?/.test(q.path)).at(-1)!.path).toMatch(/page=[23]/);
   });
 
+  it("never follows a next page off the forge's API root (where the token would go)", async () => {
+    const elsewhere = await forge.start();
+    try {
+      server.fault({
+        match: /^GET .*(user\/repos|projects)\?/,
+        times: 1,
+        status: 200,
+        body: [],
+        headers: { link: `<${elsewhere.server.apiUrl}/user/repos?page=2>; rel="next"` },
+      });
+      const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
+      expect(r.body).toMatchObject({ error: "forge_unavailable" });
+      expect(elsewhere.server.requests).toEqual([]);
+    } finally {
+      await elsewhere.server.close();
+    }
+  });
+
   it("deprovisions through the forge routes: the hook leaves the forge, the config and row go, then the connection may go", async () => {
     const conn = `/api/teams/${seed.team.id}/forge/connections/${connectionId}`;
     expect((await seed.teamAdmin.api.delete(conn)).status).toBe(409);
-    const list = (await seed.member.api.get(repoBots())).body.repo_bots as { id: string; webhook_id: string }[];
+    const list = (await seed.member.api.get(repoBots())).body.repo_bots as { id: string; repo: string; webhook_id: string }[];
     expect(list).toHaveLength(2);
     expect((await seed.member.api.delete(`${repoBots()}/${list[0]!.id}`)).status).toBe(403);
+    // A crash after the forge removed the hook: the next deprovision finds it gone and finishes.
+    const spy = vi.spyOn(t.store, "tx").mockImplementation(() => Promise.reject(new Error("crashed")));
+    expect((await seed.teamAdmin.api.delete(`${repoBots()}/${list[0]!.id}`)).status).toBe(500);
+    spy.mockRestore();
+    expect(hooks.of(list[0]!.repo)).toEqual([]);
+    expect((await seed.member.api.get(repoBots())).body.repo_bots).toHaveLength(2);
     for (const rb of list) {
       expect((await seed.teamAdmin.api.delete(`${repoBots()}/${rb.id}`)).status).toBe(204);
       expect((await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${rb.webhook_id}`)).status).toBe(404);
