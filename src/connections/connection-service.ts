@@ -137,7 +137,7 @@ export class ConnectionService {
   }
 
   /** Validates a pin (422 when refused); plain http on a public host is allowed, and logged. */
-  webhookBase(value: string, teamId: string): string | null {
+  private webhookBase(value: string, teamId: string): string | null {
     const parsed = parseWebhookBase(value);
     if (!parsed.ok) throw new ServiceError("unprocessable", parsed.reason, "webhook_base_url");
     if (parsed.plainHttp)
