@@ -42,6 +42,10 @@ import { ForgeClients } from "./forge/forge-clients.js";
 import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
 import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
 import { OverlapStep } from "./intake/pipeline/overlap.js";
+import { ConnectionService } from "./connections/connection-service.js";
+import { ProvisionService } from "./connections/provision-service.js";
+import { RepoBots } from "./connections/repo-bots.js";
+import { InstallationTokens } from "./connections/installation-tokens.js";
 
 export interface Infrastructure {
   config: Config;
@@ -81,6 +85,22 @@ export function composeServices(infra: Infrastructure): Services {
     baseUrl: infra.config.baseUrl,
     changes,
   });
+  // One set of forge clients for the process: the permission cache is shared by every lane and connection.
+  const forgeLog = infra.log.child({ component: "forge" });
+  const forgeClients = new ForgeClients({
+    clock,
+    log: {
+      debug: (m) => forgeLog.debug(m),
+      info: (m) => forgeLog.info(m),
+      warn: (m) => forgeLog.warn(m),
+      error: (m) => forgeLog.error(m),
+    },
+  });
+  const installationTokens = new InstallationTokens(clock);
+  const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, installationTokens, log: infra.log });
+  const forgeWiring = { store, access, audit, connections, changes, baseUrl: infra.config.baseUrl };
+  const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
+  const repoBots = new RepoBots(forgeWiring);
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
@@ -100,17 +120,6 @@ export function composeServices(infra: Infrastructure): Services {
     log: infra.log.child({ component: "parked-launches" }),
     quietMs: infra.config.syncDebounceMs,
     maxWaitMs: infra.config.syncMaxWaitMs,
-  });
-  // One set of forge clients for the process: the permission cache is shared by every lane.
-  const forgeLog = infra.log.child({ component: "forge" });
-  const forgeClients = new ForgeClients({
-    clock,
-    log: {
-      debug: (m) => forgeLog.debug(m),
-      info: (m) => forgeLog.info(m),
-      warn: (m) => forgeLog.warn(m),
-      error: (m) => forgeLog.error(m),
-    },
   });
   const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials }), log: forgeLog });
   const intake = new DeliveryIntake({
@@ -152,6 +161,9 @@ export function composeServices(infra: Infrastructure): Services {
     passwords,
     tenancy,
     webhooks,
+    connections,
+    provisioning,
+    repoBots,
     targets,
     credentials,
     bots,

@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  /** A forge this service called failed or could not be reached (provisioning). */
+  forge_unavailable: 502,
   monthly_call_quota_exceeded: 429,
   headers_too_large: 431,
   server_busy: 503,

@@ -19,7 +19,9 @@ export type IdPrefix =
   | "trg"
   | "card"
   | "sid"
-  | "rst";
+  | "rst"
+  | "fcn"
+  | "rbt";
 
 export interface IdGenerator {
   next(prefix: IdPrefix): string;

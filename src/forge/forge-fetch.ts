@@ -5,8 +5,8 @@ import type { LaneBudget } from "./lane-budget.js";
 export interface GuardedFetchOptions {
   /** The forge's API root; only requests under it are sent, and only they carry the token. */
   apiRoot: URL;
-  /** The whole Authorization header value: the one place the token lives. */
-  authorization: string;
+  /** The whole Authorization header value: the one place the token lives. Absent: the caller's own (a GitHub App's JWT). */
+  authorization?: string;
   budget: LaneBudget;
   callTimeoutMs: number;
   /** Wait out a rate limit the forge dated, once, if the wait fits the lane (for libraries that do not). */
@@ -32,7 +32,7 @@ export function guardedFetch(o: GuardedFetchOptions): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const headers = new Headers(request.headers);
-    headers.set("authorization", o.authorization);
+    if (o.authorization !== undefined) headers.set("authorization", o.authorization);
     let method = request.method;
     let body = request.body ? await request.arrayBuffer() : undefined;
     let url = new URL(request.url);

@@ -30,6 +30,9 @@ import type { ScheduleService } from "../surfaces/schedule-service.js";
 import type { Scheduler } from "../surfaces/scheduler.js";
 import type { TriggerService } from "../surfaces/trigger-service.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
+import type { ConnectionService } from "../connections/connection-service.js";
+import type { ProvisionService } from "../connections/provision-service.js";
+import type { RepoBots } from "../connections/repo-bots.js";
 
 /** Everything the routes call: capabilities built once in the composition root. */
 export interface Services {
@@ -45,6 +48,10 @@ export interface Services {
   passwords: Passwords;
   tenancy: TenancyService;
   webhooks: WebhookService;
+  /** A team's forge connections, and the repositories provisioned through them. */
+  connections: ConnectionService;
+  provisioning: ProvisionService;
+  repoBots: RepoBots;
   /** Webhook configurations as the delivery path reads them (cached per process). */
   targets: DeliveryTargets;
   credentials: CredentialStore;

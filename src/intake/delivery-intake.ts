@@ -241,7 +241,11 @@ export class DeliveryIntake {
       config,
       headers: req.headers,
       body,
-      context: { botLogins: this.deps.botLogins, syncDebounceMs: this.deps.syncDebounceMs, isKnownBot },
+      context: {
+        botLogins: target.connectionLogins.length > 0 ? [...this.deps.botLogins, ...target.connectionLogins] : this.deps.botLogins,
+        syncDebounceMs: this.deps.syncDebounceMs,
+        isKnownBot,
+      },
     });
     const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
     const asked = evaluated.decision;

@@ -1,3 +1,4 @@
+import { connectionBotLogins } from "../connections/connection-identity.js";
 import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { Change, ChangeFeed } from "../core/change-feed.js";
@@ -15,6 +16,8 @@ export interface DeliveryTarget {
   owner: DeliveryOwner;
   /** The HMAC key of an hmac config, opened once; undefined when there is none. */
   hmacSecret: string | undefined;
+  /** The forge connection's logins in the bot identity set (provisioned configs; see connectionBotLogins). */
+  connectionLogins: string[];
 }
 
 /** Enough for every webhook of a large deployment; past it the oldest entries go first. */
@@ -45,7 +48,7 @@ export class DeliveryTargets {
     const config = configFromRow(loaded.webhook);
     const secrets = secretsFromRow(loaded.webhook);
     const hmacSecret = config.sign_mode !== "token" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
-    const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret };
+    const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret, connectionLogins: connectionBotLogins(loaded.connection) };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);

@@ -22,26 +22,34 @@ interface OwnerColumns {
   t_status: Status;
   t_max_concurrent: number;
   t_launch_rate: number;
+  c_provider: string | null;
+  c_auth: string | null;
+  c_login: string | null;
 }
 
 const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
   `select "webhooks".*, "orgs"."id" as "o_id", "orgs"."status" as "o_status", "orgs"."monthly_webhook_calls" as "o_calls",
      "orgs"."monthly_cost_cap_micro" as "o_cost_cap", "orgs"."monthly_run_quota" as "o_run_quota",
-     "teams"."status" as "t_status", "teams"."max_concurrent_runs" as "t_max_concurrent", "teams"."launch_rate_per_min" as "t_launch_rate"
+     "teams"."status" as "t_status", "teams"."max_concurrent_runs" as "t_max_concurrent", "teams"."launch_rate_per_min" as "t_launch_rate",
+     "forge_connections"."provider" as "c_provider",
+     "forge_connections"."auth" as "c_auth", "forge_connections"."bot_login" as "c_login"
    from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
+     left join "repo_bots" on "repo_bots"."id" = "webhooks"."provisioned_by"
+     left join "forge_connections" on "forge_connections"."id" = "repo_bots"."connection_id"
    where "webhooks"."id" = ?`,
 );
 
-/** The webhook row with its team's org, or undefined for an unknown id: one indexed join. */
+/** The webhook row with its team's org and, for a provisioned one, its forge connection; undefined for an unknown id: one indexed join. */
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
-  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, ...webhook } = row;
+  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, c_provider, c_auth, c_login, ...webhook } = row;
   const owner: DeliveryOwner = {
     orgId: o_id,
     orgMonthlyWebhookCalls: Number(o_calls),
     org: { status: o_status, monthlyCostCapMicro: Number(o_cost_cap), monthlyRunQuota: Number(o_run_quota) },
     team: { status: t_status, maxConcurrentRuns: Number(t_max_concurrent), launchRatePerMin: Number(t_launch_rate) },
   };
-  return { webhook: webhook as WebhookRow, owner };
+  const connection = c_provider !== null && c_auth !== null && c_login !== null ? { provider: c_provider, auth: c_auth, botLogin: c_login } : null;
+  return { webhook: webhook as WebhookRow, owner, connection };
 }

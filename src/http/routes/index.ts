@@ -12,6 +12,7 @@ import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 import { registerConsoleRoutes } from "./console.js";
+import { registerForgeRoutes } from "./forge.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -30,4 +31,5 @@ export const routeModules: RouteModule[] = [
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,
   registerConsoleRoutes,
+  registerForgeRoutes,
 ];

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
+import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
 import { client, seedTenancy, startTestApp, type TestApp } from "../../test-support/harness.js";
 
 /** Routes reachable without a token: everything else must answer an anonymous call with 401. */
@@ -62,7 +64,13 @@ describe("every registered route", () => {
     const schedule = (await teamAdmin.api.post(`/api/teams/${team.id}/schedules`, { name: "n", cron: "0 2 * * *", bot: "review-pr" })).body.id;
     const trigger = (await teamAdmin.api.post("/api/v1/triggers", { team_id: team.id, name: "n", event: "e", bot: "review-pr" })).body.id;
     const card = (await member.api.post(`/api/teams/${team.id}/board/cards`, { title: "c", bot: "improve", labels: ["needs:approval"] })).body.id;
-    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, session, schedule, trigger, card]) expect(id).toEqual(expect.any(String));
+    const gh = await FakeGitHub.start();
+    const forgeHooks = FakeHooks.mount(gh.server, "github");
+    const connection = (await teamAdmin.api.post(`/api/teams/${team.id}/forge/connections`, { provider: "github", base_url: gh.server.url, token: "ghp_a" }))
+      .body.id;
+    const repoBot = (await teamAdmin.api.post(`/api/teams/${team.id}/forge/repo-bots`, { connection_id: connection, repo: "acme/widgets" })).body.id;
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, session, schedule, trigger, card, connection, repoBot])
+      expect(id).toEqual(expect.any(String));
 
     // The intruder: admin of an org and a team of its own.
     const orgB = (await admin.post("/api/admin/orgs", { name: "Globex" })).body;
@@ -107,6 +115,9 @@ describe("every registered route", () => {
       "POST /api/v1/triggers/emit": { team_id: team.id, event: "e" },
       "POST /api/teams/:id/board/cards": { title: "x", bot: "improve" },
       "POST /api/teams/:id/board/cards/:card_id/move": { column: "done" },
+      "POST /api/teams/:id/forge/connections": { provider: "github", base_url: gh.server.url, token: "ghp_b" },
+      "PATCH /api/teams/:id/forge/connections/:connection_id": { webhook_base_url: "https://intruder.example" },
+      "POST /api/teams/:id/forge/repo-bots": { connection_id: connection, repo: "acme/widgets", webhook_base_url: "https://intruder.example" },
     };
     // Routes about the caller alone, which the intruder may use.
     const own = new Set([
@@ -133,7 +144,10 @@ describe("every registered route", () => {
         .replace(":bot_id", bot)
         .replace(":schedule_id", schedule)
         .replace(":card_id", card)
-        .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "");
+        .replace(":connection_id", connection)
+        .replace(":repo_bot_id", repoBot)
+        .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "")
+        .concat(key === "GET /api/teams/:id/forge/repos" ? `?connection_id=${connection}` : "");
       expect(url, key).not.toContain(":");
       const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
       expect([403, 404], `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
@@ -151,6 +165,11 @@ describe("every registered route", () => {
     expect((await member.api.get("/api/users/me/tokens")).body.tokens.map((k: { id: string }) => k.id)).toContain(memberToken);
     expect((await member.api.get("/api/users/me")).body.active).toBe(true);
     expect((await memberSession.get("/api/users/me/sessions")).body.sessions.map((x: { id: string }) => x.id)).toEqual([session]);
+    expect((await teamAdmin.api.get(`/api/teams/${team.id}/forge/connections/${connection}`)).body.webhook_base_url).toBeNull();
+    expect((await teamAdmin.api.get(`/api/teams/${team.id}/forge/repo-bots`)).body.repo_bots.map((r: { id: string }) => r.id)).toEqual([repoBot]);
+    expect(forgeHooks.of()).toHaveLength(1);
+    expect(forgeHooks.writes()).toHaveLength(1);
+    await gh.server.close();
     expect((await intruder.get(`/api/teams/${team.id}`)).status).toBe(404);
     expect((await intruder.get(`/api/orgs/${org.id}/teams`)).status).toBe(404);
   });

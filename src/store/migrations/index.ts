@@ -21,6 +21,7 @@ import { m0019SchedulesAndTriggers } from "./0019-schedules-and-triggers.js";
 import { m0020RunRetries } from "./0020-run-retries.js";
 import { m0021SignIn } from "./0021-sign-in.js";
 import { m0023BoardCards } from "./0023-board-cards.js";
+import { m0024ForgeConnections } from "./0024-forge-connections.js";
 import { m0026ForgeResponses } from "./0026-forge-responses.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   "0020_run_retries": m0020RunRetries,
   "0021_sign_in": m0021SignIn,
   "0023_board_cards": m0023BoardCards,
+  "0024_forge_connections": m0024ForgeConnections,
   "0026_forge_responses": m0026ForgeResponses,
 };

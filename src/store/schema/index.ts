@@ -6,6 +6,16 @@ import type { WebhookTables } from "./webhooks.js";
 import type { CredentialTables } from "./credentials.js";
 import type { BotTables } from "./bots.js";
 import type { LaunchSurfaceTables } from "./launch-surfaces.js";
+import type { ForgeTables } from "./forge.js";
 
 /** Every table of the store, one interface per capability's group. */
-export interface Database extends TenancyTables, WebhookTables, CredentialTables, BotTables, IntakeTables, RunsTables, UsageTables, LaunchSurfaceTables {}
+export interface Database
+  extends TenancyTables,
+    WebhookTables,
+    CredentialTables,
+    BotTables,
+    IntakeTables,
+    RunsTables,
+    UsageTables,
+    LaunchSurfaceTables,
+    ForgeTables {}

@@ -70,6 +70,11 @@ export class FakeServer {
     return `${this.url}${this.prefix}`;
   }
 
+  /** Serves more routes (a capability's fake kept in its own file), tried after the forge's own. */
+  mount(routes: Route[]): void {
+    this.routes.push(...routes);
+  }
+
   fault(fault: Fault): void {
     this.faults.push({ ...fault });
   }

@@ -1,0 +1,21 @@
+import { ServiceError } from "../core/errors.js";
+import type { ForgeError } from "../forge/forge-client.js";
+import { toForgeError } from "../forge/forge-errors.js";
+
+/** A forge's refusal as the API answers it: the credential or request refused → 422, the forge failing → 502. */
+export function forgeServiceError(error: ForgeError, doing: string): ServiceError {
+  const refused = error.code === "forge_denied" || error.code === "not_found" || error.code === "forge_rejected";
+  return new ServiceError(refused ? "unprocessable" : "forge_unavailable", `the forge refused ${doing}: ${error.reason}`);
+}
+
+/** Runs a forge call, turning any throw into the API's error (never the library's message, which may quote a request). */
+export async function onForge<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw forgeServiceError(
+      toForgeError(err, () => undefined, Date.now()),
+      doing,
+    );
+  }
+}

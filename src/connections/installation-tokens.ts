@@ -1,0 +1,24 @@
+import { BoundedMap } from "../core/bounded-map.js";
+import type { Clock } from "../core/clock.js";
+import type { InstallationToken } from "../forge/hooks/github-app.js";
+
+/** GitHub's installation tokens live an hour; one is replaced this long before it ends, so no call carries a dying one. */
+export const REFRESH_BEFORE_MS = 5 * 60_000;
+/** One token per App connection of this process; the oldest are forgotten first. */
+const MAX_HELD = 1_000;
+
+/** The installation tokens of App connections, held in this process only and minted again before they expire. */
+export class InstallationTokens {
+  private readonly held = new BoundedMap<string, InstallationToken>(MAX_HELD);
+
+  constructor(private readonly clock: Clock) {}
+
+  /** `key` names the connection and its credential's version, so a new private key never reuses an old token. */
+  async get(key: string, mint: () => Promise<InstallationToken>): Promise<string> {
+    const held = this.held.get(key);
+    if (held !== undefined && held.expiresAt - this.clock.now() > REFRESH_BEFORE_MS) return held.token;
+    const fresh = await mint();
+    this.held.set(key, fresh);
+    return fresh.token;
+  }
+}

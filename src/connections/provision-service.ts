@@ -1,0 +1,169 @@
+import type { Clock } from "../core/clock.js";
+import type { ChangeFeed } from "../core/change-feed.js";
+import { conflict, ServiceError } from "../core/errors.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Sealer } from "../core/sealer.js";
+import { ForgeFailure } from "../forge/forge-errors.js";
+import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
+import * as f from "../store/forge-connections.js";
+import type { Store } from "../store/store.js";
+import * as w from "../store/webhooks.js";
+import type { Access, Principal } from "../tenancy/access.js";
+import type { AuditLog } from "../tenancy/audit.js";
+import { configFromRow, secretColumns } from "../webhooks/webhook-record.js";
+import { sealsSecret } from "../webhooks/webhook-rules.js";
+import type { WebhookService } from "../webhooks/webhook-service.js";
+import { mintWebhookToken } from "../webhooks/webhook-token.js";
+import { webhookView } from "../webhooks/webhook-views.js";
+import type { ConnectionService, OpenConnection } from "./connection-service.js";
+import { repoBotView } from "./connection-views.js";
+import { onForge } from "./forge-errors-as-service.js";
+import { checkRepoBotInput, checkRepoPath, type RepoBotInput, webhookFieldsOf } from "./repo-bot-fields.js";
+import { deliveryAddress } from "./webhook-base.js";
+
+/** Longer than a whole provision's forge calls may take (open-hooks.ts), so a live writer never loses it. */
+const WRITE_LEASE_MS = 60_000;
+
+export interface ProvisionDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  sealer: Sealer;
+  access: Access;
+  audit: AuditLog;
+  webhooks: WebhookService;
+  connections: ConnectionService;
+  changes: ChangeFeed;
+  /** The service's public base address: the delivery address unless the connection pins another. */
+  baseUrl: string;
+}
+
+/**
+ * Wires a repository through a connection: its webhook config (marked provisioned_by the repo
+ * bot's id), its hook on the forge, and the token they share. Every step can be repeated: the
+ * store rows are found before they are made, and the forge's hook is found by id or address.
+ */
+export class ProvisionService {
+  constructor(private readonly deps: ProvisionDeps) {}
+
+  async provision(p: Principal, teamId: string, input: RepoBotInput) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    checkRepoBotInput(input);
+    if (input.security_read_enabled === true) {
+      throw new ServiceError("unprocessable", "minting an org security token on the forge is not available on this service", "security_read_enabled");
+    }
+    const { store, clock, connections } = this.deps;
+    // The pin is the connection's, set as its PATCH sets it (checked, audited) and read back below.
+    if (input.webhook_base_url !== undefined) await connections.update(p, teamId, input.connection_id, { webhook_base_url: input.webhook_base_url });
+    const conn = await connections.open(store.db, teamId, input.connection_id);
+    const repo = checkRepoPath(conn.provider, input.repo);
+    const now = clock.now();
+    const rb = await f.ensureRepoBot(store.db, {
+      id: this.deps.ids.next("rbt"),
+      connection_id: conn.row.id,
+      team_id: teamId,
+      repo,
+      hook_id: null,
+      hook_url: null,
+      gate_context: input.gate_context ?? null,
+      auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    });
+    const extras = {
+      ...(input.gate_context !== undefined && { gate_context: input.gate_context }),
+      ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
+    };
+    if (Object.keys(extras).length > 0) await f.updateRepoBot(store.db, rb.id, { ...extras, updated_at: now });
+    const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input).catch(async (err: unknown) => {
+      // A first provision the webhook capability refused (an unknown bot, say) leaves no row behind.
+      if (rb.hook_id === null && !(await f.findWebhookProvisionedBy(store.db, rb.id))) await f.deleteRepoBot(store.db, rb.id);
+      throw err;
+    });
+
+    const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);
+    if (rb.hook_id !== null && rb.hook_url === address) return this.view(teamId, rb.id, false);
+    const wrote = await this.withWriteLease(rb.id, async () => {
+      // Read again under the lease: a provision that held it before may have done the work.
+      const current = (await f.findRepoBotOfTeam(store.db, teamId, rb.id))!;
+      if (current.hook_id !== null && current.hook_url === address) return false;
+      const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
+      const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
+      const hooks = await conn.hooks();
+      const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
+      await store.tx(async (tx) => {
+        await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });
+        await f.updateRepoBot(tx, rb.id, { hook_id: hook.id, hook_url: address, updated_at: clock.now() });
+        await this.deps.audit.record(tx, {
+          actorId: p.userId,
+          action: "forge.provision",
+          targetType: "repo_bot",
+          targetId: rb.id,
+          orgId: team.org_id,
+          teamId,
+          detail: { repo, webhook_id: webhookId, hook_id: hook.id },
+        });
+      });
+      this.deps.changes.publish({ kind: "webhook", id: webhookId });
+      return true;
+    });
+    return this.view(teamId, rb.id, wrote);
+  }
+
+  /** One provision at a time writes a repository's hook, across replicas; a crashed one's lease runs out. */
+  private async withWriteLease<T>(repoBotId: string, work: () => Promise<T>): Promise<T> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    if (!(await f.claimRepoBotWrite(store.db, repoBotId, now, now + WRITE_LEASE_MS))) {
+      throw conflict("another provision of this repository is writing to the forge; try again shortly");
+    }
+    try {
+      return await work();
+    } finally {
+      await f.releaseRepoBotWrite(store.db, repoBotId).catch(() => undefined);
+    }
+  }
+
+  /** The forge write: the known hook rewritten in place, else one already at the address adopted, else a new one. */
+  private async writeHook(hooks: ForgeHooks, repo: string, rb: f.RepoBotRow, spec: { url: string; secret: string }) {
+    const known = rb.hook_id ?? (await hooks.listHooks(repo)).find((h) => h.url === spec.url || h.url === rb.hook_url)?.id;
+    if (known !== undefined) {
+      const updated = await hooks.updateHook(repo, known, spec).catch((err: unknown) => {
+        // A hook deleted on the forge by hand is made again.
+        if (err instanceof ForgeFailure && err.error.code === "not_found") return undefined;
+        throw err;
+      });
+      if (updated) return updated;
+    }
+    return hooks.createHook(repo, spec);
+  }
+
+  /** The config made by an earlier (perhaps interrupted) provision, updated with the named fields; else a new one. */
+  private async ensureWebhook(p: Principal, teamId: string, conn: OpenConnection, rb: f.RepoBotRow, input: RepoBotInput): Promise<string> {
+    const fields = webhookFieldsOf(input);
+    const existing = await f.findWebhookProvisionedBy(this.deps.store.db, rb.id);
+    if (existing) {
+      if (Object.keys(fields).length > 0) await this.deps.webhooks.update(p, teamId, existing.id, fields);
+      return existing.id;
+    }
+    const body = {
+      provider: conn.provider,
+      name: `${rb.repo} (provisioned)`.slice(0, 200),
+      project_allowlist: [rb.repo],
+      forge_base_url: conn.row.base_url,
+      ...fields,
+    };
+    return (await this.deps.webhooks.create(p, teamId, body, { provisionedBy: rb.id })).config.id;
+  }
+
+  async view(teamId: string, repoBotId: string, wrote?: boolean) {
+    const db = this.deps.store.db;
+    const rb = (await f.findRepoBotOfTeam(db, teamId, repoBotId))!;
+    const webhook = await f.findWebhookProvisionedBy(db, rb.id);
+    return {
+      ...repoBotView(rb, webhook?.id ?? null),
+      ...(webhook && { webhook: webhookView(configFromRow(webhook), this.deps.baseUrl) }),
+      ...(wrote !== undefined && { forge_written: wrote }),
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { invalid } from "../core/errors.js";
+import type { ForgeProviderName } from "../forge/forge-client.js";
+
+/** The repo-bots body as the route's schema lets it through. */
+export interface RepoBotInput {
+  connection_id: string;
+  repo: string;
+  bot_ids?: string[];
+  launch_vars?: Record<string, string>;
+  overlap?: string;
+  auto_fix_on_gate_failure?: boolean;
+  hold_labels?: string[];
+  label_allowlist?: string[];
+  gate_context?: string;
+  webhook_base_url?: string;
+  security_read_enabled?: boolean;
+}
+
+/** Fields that live on the provisioned webhook config; an omitted one leaves the stored value alone. */
+const WEBHOOK_FIELDS = ["bot_ids", "launch_vars", "overlap", "hold_labels", "label_allowlist"] as const;
+
+export function webhookFieldsOf(input: RepoBotInput): Record<string, unknown> {
+  return Object.fromEntries(WEBHOOK_FIELDS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
+}
+
+/** Spec rule 1: the base pin and the security token are changed by separate requests. */
+export function checkRepoBotInput(input: RepoBotInput): void {
+  if (input.webhook_base_url !== undefined && input.security_read_enabled !== undefined) {
+    throw invalid("security_read_enabled", "send webhook_base_url and security_read_enabled in separate requests");
+  }
+}
+
+const SEGMENT = /^(?!\.\.?$)[\w.-]+$/;
+
+/** A forge path: `owner/name` on GitHub and Forgejo, a project's full path (groups nest) on GitLab. */
+export function checkRepoPath(provider: ForgeProviderName, repo: string): string {
+  const segments = repo.split("/");
+  const shaped = segments.every((s) => SEGMENT.test(s)) && (provider === "forge_a" ? segments.length >= 2 : segments.length === 2);
+  if (!shaped) throw invalid("repo", provider === "forge_a" ? "repo must be a project path (group/name)" : "repo must be owner/name");
+  return repo;
+}

@@ -1,0 +1,66 @@
+import { createAppAuth } from "@octokit/auth-app";
+import { request } from "@octokit/request";
+import { Type } from "typebox";
+import { parseForgeBaseUrl } from "../forge-clients.js";
+import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
+import { guardedFetch } from "../forge-fetch.js";
+import { LaneBudget } from "../lane-budget.js";
+import { forgeB } from "../forge-b.js";
+import { parseAnswer } from "../parse-answer.js";
+
+/** What a GitHub App connection is given: the app, its private key, and the installation on the account. */
+export interface AppCredential {
+  appId: number;
+  privateKey: string;
+  installationId: number;
+}
+
+export interface InstallationToken {
+  token: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+const App = Type.Object({ id: Type.Number(), slug: Type.String() });
+const DEADLINE_MS = 20_000;
+
+/**
+ * A GitHub App's own calls through @octokit/auth-app: its JWT (signed here, never stored) asks
+ * who the app is and mints installation tokens. Requests go through the guarded fetch, pinned
+ * to the connection's API root; the JWT is the only Authorization they carry.
+ */
+export function githubApp(forgeBaseUrl: string | null, credential: AppCredential) {
+  const base = parseForgeBaseUrl(forgeBaseUrl);
+  const apiRoot = forgeB.apiRoot(base === "bad" ? null : base)!;
+  const fetch = guardedFetch({ apiRoot, budget: new LaneBudget(DEADLINE_MS), callTimeoutMs: 8_000, retryRateLimits: true });
+  const pinned = request.defaults({ baseUrl: apiRoot.href.replace(/\/$/, ""), headers: { "user-agent": "bot-gateway" }, request: { fetch } });
+  const auth = createAppAuth({ appId: credential.appId, privateKey: credential.privateKey, installationId: credential.installationId, request: pinned });
+  return {
+    /** The app's bot login, `<slug>[bot]`: the identity its installation tokens act as. */
+    identity: () =>
+      answered(async () => {
+        const { token } = await auth({ type: "app" });
+        const res = await pinned("GET /app", { headers: { authorization: `bearer ${token}` } });
+        const app = parseAnswer(App, res.data, "the app");
+        return { login: `${app.slug}[bot]`, id: app.id };
+      }),
+    /** A new installation token (auth-app's own cache is bypassed: InstallationTokens decides when). */
+    installationToken: () =>
+      answered(async (): Promise<InstallationToken> => {
+        const minted = await auth({ type: "installation", refresh: true });
+        const expiresAt = Date.parse(minted.expiresAt);
+        if (!Number.isFinite(expiresAt)) throw forgeFailure("forge_unavailable", "the installation token came without an expiry");
+        return { token: minted.token, expiresAt };
+      }),
+  };
+}
+
+/** GitHub's answer to a failed call (octokit's RequestError) as a ForgeFailure, so a refused key reads as refused. */
+async function answered<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const http = forgeB.failureOf(err);
+    throw http ? new ForgeFailure(httpFailure(http, Date.now())) : err;
+  }
+}

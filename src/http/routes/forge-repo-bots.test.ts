@@ -1,0 +1,322 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
+import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
+import { FakeGitLab } from "../../test-support/fake-forges/fake-gitlab.js";
+import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
+import type { FakeServer } from "../../test-support/fake-forges/fake-server.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
+import { secretsFromRow } from "../../webhooks/webhook-record.js";
+import { tokenMatches } from "../../webhooks/webhook-token.js";
+
+const BASE = "https://gw.example";
+const FORGES = [
+  { provider: "forge_b", alias: "github", flavour: "github", start: () => FakeGitHub.start(), repo: "acme/widgets" },
+  { provider: "forge_a", alias: "gitlab", flavour: "gitlab", start: () => FakeGitLab.start(), repo: "acme/widgets" },
+  { provider: "forge_c", alias: "forgejo", flavour: "forgejo", start: () => FakeForgejo.start(), repo: "acme/widgets" },
+] as const;
+const cases = storeKinds().flatMap((kind) => FORGES.map((forge) => [kind, forge.provider, forge] as const));
+
+describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let server: FakeServer;
+  let hooks: FakeHooks;
+  let connectionId = "";
+
+  const repoBots = () => `/api/teams/${seed.team.id}/forge/repo-bots`;
+  const provision = (body: Record<string, unknown> = {}) => seed.teamAdmin.api.post(repoBots(), { connection_id: connectionId, repo: forge.repo, ...body });
+  const pin = (v: string) => seed.teamAdmin.api.patch(`/api/teams/${seed.team.id}/forge/connections/${connectionId}`, { webhook_base_url: v });
+  /** The forge's hook secret is the token the stored config verifies. */
+  const sharesToken = async (webhookId: string, secret: string) => {
+    const row = await t.store.db.selectFrom("webhooks").selectAll().where("id", "=", webhookId).executeTakeFirstOrThrow();
+    return tokenMatches(secretsFromRow(row), secret);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_BASE_URL: BASE });
+    seed = await seedTenancy(t);
+    server = (await forge.start()).server;
+    hooks = FakeHooks.mount(server, forge.flavour);
+    hooks.hooks.set("acme/gadgets", []);
+    const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+      provider: forge.alias,
+      base_url: server.url,
+      token: "tok-0123456789abcdef",
+    });
+    expect(c.status).toBe(201);
+    connectionId = c.body.id;
+  });
+  afterAll(async () => {
+    await server.close();
+    await t.close();
+  });
+
+  it("provisions: exactly one hook at the delivery address, sharing a fresh token with a config marked provisioned_by", async () => {
+    const r = await provision({ bot_ids: ["review-pr"], hold_labels: ["wip"] });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      repo: forge.repo,
+      forge_written: true,
+      webhook: { provider: forge.provider, provisioned_by: r.body.id, hold_labels: ["wip"] },
+    });
+    expect(r.body.id).toMatch(/^rbt_/);
+    const [hook, ...more] = hooks.of(forge.repo);
+    expect(more).toEqual([]);
+    expect(hook!.url).toBe(`${BASE}/api/webhooks/${forge.provider}/${r.body.webhook_id}`);
+    expect(hook!.events.length).toBeGreaterThan(1);
+    expect(r.body).toMatchObject({ hook_id: String(hook!.id), hook_url: hook!.url });
+    expect(await sharesToken(r.body.webhook_id, hook!.secret)).toBe(true);
+    expect(JSON.stringify(r.body)).not.toContain(hook!.secret);
+    expect(hooks.writes()).toHaveLength(1);
+  });
+
+  it("writes nothing to the forge when nothing moved", async () => {
+    const writes = hooks.writes().length;
+    const requests = server.requests.length;
+    const r = await provision({ label_allowlist: ["bug"] });
+    expect(r.body).toMatchObject({ forge_written: false, webhook: { label_allowlist: ["bug"], hold_labels: ["wip"] } });
+    expect(hooks.writes()).toHaveLength(writes);
+    expect(server.requests).toHaveLength(requests);
+  });
+
+  it("rewrites the same hook in place, with a fresh token, when the base moved", async () => {
+    const before = (await provision()).body;
+    const oldSecret = hooks.of(forge.repo)[0]!.secret;
+    expect((await pin("https://hooks.example")).status).toBe(200);
+    const r = await provision();
+    expect(r.body).toMatchObject({ forge_written: true, id: before.id, webhook_id: before.webhook_id, hook_id: before.hook_id });
+    const [hook, ...more] = hooks.of(forge.repo);
+    expect(more).toEqual([]);
+    expect(hook!.url).toBe(`https://hooks.example/api/webhooks/${forge.provider}/${before.webhook_id}`);
+    expect(hook!.secret).not.toBe(oldSecret);
+    expect(await sharesToken(before.webhook_id, hook!.secret)).toBe(true);
+    expect(await sharesToken(before.webhook_id, oldSecret)).toBe(false);
+  });
+
+  it("repairs a crash between the forge write and the commit on the next provision, with no second hook", async () => {
+    for (const repo of [forge.repo, "acme/gadgets"]) {
+      if (repo === forge.repo) await pin("https://moved.example");
+      const writes = hooks.writes().length;
+      const tx = t.store.tx.bind(t.store);
+      const spy = vi.spyOn(t.store, "tx").mockImplementation((fn) => (hooks.writes().length > writes ? Promise.reject(new Error("crashed")) : tx(fn)));
+      const crashed = await provision({ repo });
+      spy.mockRestore();
+      expect(crashed.status).toBe(500);
+      expect(hooks.of(repo)).toHaveLength(1);
+      const r = await provision({ repo });
+      expect(r.body).toMatchObject({ forge_written: true, hook_id: String(hooks.of(repo)[0]!.id) });
+      expect(hooks.of(repo)).toHaveLength(1);
+      expect(await sharesToken(r.body.webhook_id, hooks.of(repo)[0]!.secret)).toBe(true);
+      expect((await provision({ repo })).body.forge_written).toBe(false);
+    }
+  });
+
+  it("lets one provision at a time write a repository's hook; a crashed writer's lease runs out", async () => {
+    await pin("https://concurrent.example");
+    const writes = hooks.writes().length;
+    server.fault({ match: /^(PATCH|PUT) .*\/hooks\/\d+$/, times: 1, delayMs: 300 });
+    const both = await Promise.all([provision(), provision()]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(hooks.of(forge.repo)).toHaveLength(1);
+    expect(hooks.writes()).toHaveLength(writes + 1);
+    expect((await provision()).body.forge_written).toBe(false);
+
+    await pin("https://after-crash.example");
+    const id = both.find((r) => r.status === 200)!.body.id;
+    await t.store.db
+      .updateTable("repo_bots")
+      .set({ writing_until: t.clock.now() + 60_000 })
+      .where("id", "=", id)
+      .execute();
+    expect((await provision()).status).toBe(409);
+    t.clock.advance(60_000);
+    expect((await provision()).body).toMatchObject({ forge_written: true, hook_url: expect.stringContaining("https://after-crash.example/") });
+  });
+
+  it("answers 400 to the base pin and the security token together, 422 to a bad pin", async () => {
+    const both = await provision({ webhook_base_url: "https://h.example", security_read_enabled: false });
+    expect(both.status).toBe(400);
+    expect((await provision({ webhook_base_url: "https://h.example/path" })).status).toBe(422);
+    const count = (await seed.member.api.get(repoBots())).body.repo_bots.length;
+    expect((await provision({ repo: "acme/unknown-bot", bot_ids: ["no-such-bot"] })).body).toMatchObject({ error: "invalid_request", field: "bot_ids.0" });
+    expect((await provision({ repo: "acme" })).body).toMatchObject({ error: "invalid_request", field: "repo" });
+    expect((await seed.member.api.get(repoBots())).body.repo_bots).toHaveLength(count);
+    expect((await seed.member.api.post(repoBots(), { connection_id: connectionId, repo: forge.repo })).status).toBe(403);
+    const r = await provision({ webhook_base_url: "https://pinned.example" });
+    expect(r.body.hook_url).toBe(`https://pinned.example/api/webhooks/${forge.provider}/${r.body.webhook_id}`);
+  });
+
+  it("keeps provisioned configs out of the webhook API's delete and rotate (409), and adopts a patched label_allowlist", async () => {
+    const { webhook_id } = (await provision()).body;
+    const hook = `/api/teams/${seed.team.id}/webhooks/${webhook_id}`;
+    expect((await seed.teamAdmin.api.delete(hook)).status).toBe(409);
+    expect((await seed.teamAdmin.api.post(`${hook}/rotate`)).status).toBe(409);
+    expect((await seed.teamAdmin.api.patch(hook, { label_allowlist: ["security"] })).status).toBe(200);
+    expect((await provision()).body.webhook.label_allowlist).toEqual(["security"]);
+  });
+
+  it("lists the connection's repositories with whether each is provisioned", async () => {
+    hooks.hooks.set("acme/unwired", []);
+    const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
+    expect(r.status).toBe(200);
+    const byRepo = Object.fromEntries(r.body.repos.map((x: { repo: string; provisioned: boolean; hook: string | null }) => [x.repo, [x.provisioned, x.hook]]));
+    expect(byRepo).toEqual({ [forge.repo]: [true, "ok"], "acme/gadgets": [true, "ok"], "acme/unwired": [false, null] });
+    const gadget = hooks.of("acme/gadgets")[0]!;
+    gadget.url = "https://elsewhere.example/x";
+    const moved = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`)).body.repos;
+    expect(moved.find((x: { repo: string }) => x.repo === "acme/gadgets").hook).toBe("moved");
+    hooks.hooks.set("acme/gadgets", []);
+    const missing = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`)).body.repos;
+    expect(missing.find((x: { repo: string }) => x.repo === "acme/gadgets").hook).toBe("missing");
+    hooks.hooks.set("acme/gadgets", [gadget]);
+  });
+
+  it("lists every page of the forge's repositories", async () => {
+    for (let i = 0; i < 130; i++) hooks.hooks.set(`acme/many-${String(i).padStart(3, "0")}`, []);
+    const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
+    for (let i = 0; i < 130; i++) hooks.hooks.delete(`acme/many-${String(i).padStart(3, "0")}`);
+    expect(r.body.repos).toHaveLength(133);
+    expect(server.requests.filter((q) => /\/(user\/repos|projects)\?/.test(q.path)).at(-1)!.path).toMatch(/page=[23]/);
+  });
+
+  it("never follows a next page off the forge's API root (where the token would go)", async () => {
+    const elsewhere = await forge.start();
+    try {
+      server.fault({
+        match: /^GET .*(user\/repos|projects)\?/,
+        times: 1,
+        status: 200,
+        body: [],
+        headers: { link: `<${elsewhere.server.apiUrl}/user/repos?page=2>; rel="next"` },
+      });
+      const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
+      expect(r.body).toMatchObject({ error: "forge_unavailable" });
+      expect(elsewhere.server.requests).toEqual([]);
+    } finally {
+      await elsewhere.server.close();
+    }
+  });
+
+  it("deprovisions through the forge routes: the hook leaves the forge, the config and row go, then the connection may go", async () => {
+    const conn = `/api/teams/${seed.team.id}/forge/connections/${connectionId}`;
+    expect((await seed.teamAdmin.api.delete(conn)).status).toBe(409);
+    const list = (await seed.member.api.get(repoBots())).body.repo_bots as { id: string; repo: string; webhook_id: string }[];
+    expect(list).toHaveLength(2);
+    expect((await seed.member.api.delete(`${repoBots()}/${list[0]!.id}`)).status).toBe(403);
+    // A crash after the forge removed the hook: the next deprovision finds it gone and finishes.
+    const spy = vi.spyOn(t.store, "tx").mockImplementation(() => Promise.reject(new Error("crashed")));
+    expect((await seed.teamAdmin.api.delete(`${repoBots()}/${list[0]!.id}`)).status).toBe(500);
+    spy.mockRestore();
+    expect(hooks.of(list[0]!.repo)).toEqual([]);
+    expect((await seed.member.api.get(repoBots())).body.repo_bots).toHaveLength(2);
+    for (const rb of list) {
+      expect((await seed.teamAdmin.api.delete(`${repoBots()}/${rb.id}`)).status).toBe(204);
+      expect((await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${rb.webhook_id}`)).status).toBe(404);
+    }
+    expect(hooks.of(forge.repo)).toEqual([]);
+    expect(hooks.of("acme/gadgets")).toEqual([]);
+    expect((await seed.member.api.get(repoBots())).body.repo_bots).toEqual([]);
+    expect((await seed.teamAdmin.api.delete(conn)).status).toBe(204);
+  });
+});
+
+describe.each(storeKinds())("a provisioned GitHub repository on %s", (kind) => {
+  it("accepts the forge's signed delivery with no copy-paste", async () => {
+    const t = await startTestApp(kind);
+    const gh = await FakeGitHub.start();
+    try {
+      const hooks = FakeHooks.mount(gh.server, "github");
+      const seed = await seedTenancy(t);
+      const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, { provider: "github", base_url: gh.server.url, token: "ghp_x" });
+      const r = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+        connection_id: c.body.id,
+        repo: "acme/widgets",
+        bot_ids: ["review-pr"],
+      });
+      const hook = hooks.of()[0]!;
+      const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: hook.id });
+      const deliver = (secret: string) =>
+        t.app.inject({
+          method: "POST",
+          url: new URL(hook.url).pathname,
+          payload: body,
+          headers: {
+            "content-type": "application/json",
+            "x-github-event": "ping",
+            "x-github-delivery": "d-1",
+            "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
+          },
+        });
+      expect(new URL(hook.url).pathname).toBe(`/api/webhooks/forge_b/${r.body.webhook_id}`);
+      expect((await deliver("wh_not-the-secret")).statusCode).toBe(401);
+      expect((await deliver(hook.secret)).statusCode).toBe(200);
+    } finally {
+      await gh.server.close();
+      await t.close();
+    }
+  });
+});
+
+describe.each(storeKinds())("a provisioned repository's bot identity on %s", (kind) => {
+  it("counts the GitLab connection's account as the service's own bot, and a GitHub token's login not (spec rule 6)", async () => {
+    const t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    const gl = await FakeGitLab.start();
+    const gh = await FakeGitHub.start();
+    try {
+      const seed = await seedTenancy(t);
+      const glHooks = FakeHooks.mount(gl.server, "gitlab");
+      const ghHooks = FakeHooks.mount(gh.server, "github");
+      const repo = "acme/platform/gitlab-test";
+      glHooks.hooks.set(repo, []);
+      ghHooks.hooks.set("acme/sprockets", []);
+      // The fixture's merge request and pull request are both opened by alice.
+      gl.tokenOwner.login = "alice";
+      gh.tokenOwner.login = "alice";
+      const wire = async (provider: string, url: string, r: string) => {
+        const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, { provider, base_url: url, token: "tok" });
+        return (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, { connection_id: c.body.id, repo: r, bot_ids: ["review-pr"] }))
+          .body;
+      };
+      await wire("gitlab", gl.server.url, repo);
+      const glHook = glHooks.of(repo)[0]!;
+      const mr = JSON.stringify(fixture("gitlab-merge-request-open"));
+      const fromGitlab = await t.app.inject({
+        method: "POST",
+        url: new URL(glHook.url).pathname,
+        payload: mr,
+        headers: { "content-type": "application/json", "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": glHook.secret },
+      });
+      expect(JSON.parse(fromGitlab.body)).toMatchObject({ status: "filtered", reason: "opened by the service's own forge bot: alice" });
+
+      await wire("github", gh.server.url, "acme/sprockets");
+      const ghHook = ghHooks.of("acme/sprockets")[0]!;
+      const pr = githubExample(loadGithubExamples(), "pull_request", "opened") as any;
+      pr.repository.full_name = "acme/sprockets";
+      pr.pull_request.base.repo.full_name = "acme/sprockets";
+      pr.pull_request.head.repo.full_name = "acme/sprockets";
+      pr.pull_request.head.repo.id = pr.pull_request.base.repo.id;
+      pr.pull_request.user.login = "alice";
+      pr.pull_request.draft = false;
+      const body = JSON.stringify(pr);
+      const fromGithub = await t.app.inject({
+        method: "POST",
+        url: new URL(ghHook.url).pathname,
+        payload: body,
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "pull_request",
+          "x-github-delivery": "d-2",
+          "x-hub-signature-256": `sha256=${createHmac("sha256", ghHook.secret).update(body).digest("hex")}`,
+        },
+      });
+      expect(fromGithub.statusCode, fromGithub.body).toBe(200);
+      expect(JSON.parse(fromGithub.body)).toMatchObject({ status: "launched" });
+    } finally {
+      await gl.server.close();
+      await gh.server.close();
+      await t.close();
+    }
+  });
+});
