@@ -121,7 +121,7 @@ export function composeServices(infra: Infrastructure): Services {
     quietMs: infra.config.syncDebounceMs,
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
-  const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials }), log: forgeLog });
+  const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials, connections }), log: forgeLog });
   const intake = new DeliveryIntake({
     limitDefaults: infra.config.orgDefaults,
     store,

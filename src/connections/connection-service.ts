@@ -16,7 +16,7 @@ import { credentialOf, type CredentialInput, identityOf, openCredential, sealedC
 import { onForge } from "./forge-errors-as-service.js";
 import type { InstallationTokens } from "./installation-tokens.js";
 import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
-import { githubApp } from "../forge/hooks/github-app.js";
+import { type AppCredential, githubApp } from "../forge/hooks/github-app.js";
 import { openForgeHooks } from "../forge/hooks/open-hooks.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
@@ -129,11 +129,28 @@ export class ConnectionService {
     const provider = row.provider as ForgeProviderName;
     const hooksWith = (token: string) => openForgeHooks(provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
     if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token) };
-    const installationToken = () =>
-      this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
-        onForge("an installation token", () => githubApp(row.base_url, credential.app).installationToken()),
-      );
-    return { row, provider, hooks: async () => hooksWith(await installationToken()) };
+    return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, credential.app)) };
+  }
+
+  /**
+   * Where a provisioned webhook's lanes call the forge when the webhook names no forge_token: its
+   * connection's API root and credential (an App's installation token). Undefined for a webhook
+   * not provisioned through a connection of the team.
+   */
+  async laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string } | undefined> {
+    const db = this.deps.store.db;
+    const bot = await f.findRepoBotOfTeam(db, teamId, repoBotId);
+    const row = bot && (await f.findForgeConnectionOfTeam(db, teamId, bot.connection_id));
+    if (!row) return undefined;
+    const credential = openCredential(this.deps.sealer, row);
+    const token = credential.kind === "token" ? credential.token : await this.installationToken(row, credential.app);
+    return { forgeBaseUrl: row.base_url, token };
+  }
+
+  private installationToken(row: f.ForgeConnectionRow, app: AppCredential): Promise<string> {
+    return this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
+      onForge("an installation token", () => githubApp(row.base_url, app).installationToken()),
+    );
   }
 
   /** Validates a pin (422 when refused); plain http on a public host is allowed, and logged. */

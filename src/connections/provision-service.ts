@@ -150,6 +150,8 @@ export class ProvisionService {
       provider: conn.provider,
       name: `${rb.repo} (provisioned)`.slice(0, 200),
       project_allowlist: [rb.repo],
+      // The hook subscribes to the events the lanes use; the config takes whatever it sends (narrow it with PATCH).
+      event_allowlist: ["*"],
       forge_base_url: conn.row.base_url,
       ...fields,
     };

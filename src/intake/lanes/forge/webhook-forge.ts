@@ -6,18 +6,38 @@ import type { ForgeProvider } from "../../pipeline/delivery-event.js";
 
 export type WebhookForge = { ok: true; client: ForgeClient } | { ok: false; reason: string };
 
+/** A provisioned webhook's connection, where its lanes call the forge without a forge_token. */
+export interface ConnectionTargets {
+  laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string } | undefined>;
+}
+
 /**
  * A webhook's forge client for one lane: its forge_base_url (else the public forge) and the
- * token of its forge_token binding, a stored key of provider `forge` opened from its seal.
+ * token of its forge_token binding, a stored key of provider `forge` opened from its seal; a
+ * provisioned webhook without one uses its connection's API root and credential.
  */
 export class WebhookForges {
-  constructor(private readonly deps: { clients: ForgeClients; credentials: Pick<CredentialStore, "openKey"> }) {}
+  constructor(private readonly deps: { clients: ForgeClients; credentials: Pick<CredentialStore, "openKey">; connections?: ConnectionTargets }) {}
 
   async open(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
-    if (config.forge_token === null) return { ok: false, reason: "the webhook has no forge_token binding" };
+    if (config.forge_token === null) return this.viaConnection(config, provider);
     const key = await this.deps.credentials.openKey(config.forge_token, config.tenant_id);
     if (key === undefined || key.provider !== "forge") return { ok: false, reason: "the webhook's forge_token names no forge key this team may use" };
     const opened = this.deps.clients.open(provider, { forgeBaseUrl: config.forge_base_url, token: key.secret });
+    return opened.ok ? opened : { ok: false, reason: opened.message };
+  }
+
+  private async viaConnection(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
+    const { connections, clients } = this.deps;
+    if (!config.provisioned_by || !connections) return { ok: false, reason: "the webhook has no forge_token binding" };
+    let target: Awaited<ReturnType<ConnectionTargets["laneTarget"]>>;
+    try {
+      target = await connections.laneTarget(config.tenant_id, config.provisioned_by);
+    } catch (err) {
+      return { ok: false, reason: `the webhook's forge connection could not be used: ${(err as Error).message}` };
+    }
+    if (!target) return { ok: false, reason: "the webhook has no forge_token binding and its forge connection is gone" };
+    const opened = clients.open(provider, target);
     return opened.ok ? opened : { ok: false, reason: opened.message };
   }
 }
