@@ -1,4 +1,4 @@
 import type { Migration } from "kysely";
 
-// Created launch_run, superseded by src/store/postgres/launch-delivery.sql and dropped (0016).
+// Created launch_run, superseded by launch_delivery (0007) and dropped (0016).
 export const m0006PgLaunchRun: Migration = { async up() {} };

@@ -3,7 +3,7 @@ import { isPostgres } from "../compiled.js";
 
 /**
  * PostgreSQL only: an org's monthly run count, split across connections for launches that no
- * limit locks (src/store/postgres/launch-delivery.sql), so launches of one org do not wait for
+ * limit locks (src/store/postgres/deliver-webhook-calls.sql), so launches of one org do not wait for
  * each other's commit on one `org_usage` row. A row per (org, month, slot), the slot picked by
  * the backend's process id; the month's run count is `org_usage.runs` plus its tallies.
  */
