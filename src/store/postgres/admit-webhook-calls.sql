@@ -1,7 +1,7 @@
 -- One webhook's call admissions of one month, in order: the token bucket, then the org's and the
 -- webhook's monthly call quotas, each row locked, read and written once. `p_calls` holds
 -- admit_webhook_call's argument lists; the answer is one verdict per call. SQLite's twin:
--- `admitWebhookCall` in store/intake.ts.
+-- `admitOnSqlite` in store/sqlite/admit-webhook-call.ts; store/delivery-ledger.test.ts holds both.
 create or replace function admit_webhook_calls(p_calls jsonb) returns text[] language plpgsql as $fn$
 declare
   v_first jsonb := p_calls->0;
