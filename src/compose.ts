@@ -28,6 +28,7 @@ import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
+import { IssueCards } from "./intake/issue-cards.js";
 import { ParkedLaunches } from "./intake/parked/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
@@ -122,7 +123,9 @@ export function composeServices(infra: Infrastructure): Services {
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
   const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials, connections }), log: forgeLog });
+  const cards = new IssueCards({ store, clock, ids, launcher });
   const intake = new DeliveryIntake({
+    cards,
     limitDefaults: infra.config.orgDefaults,
     store,
     clock,

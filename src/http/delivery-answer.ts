@@ -30,6 +30,8 @@ export function deliveryAnswer(o: DeliveryOutcome): Answer {
       return launchAnswer(o.results);
     case "deferred":
       return parkedAnswer(o.results);
+    case "carded":
+      return { status: 202, body: { status: "accepted", delivery_id: o.deliveryId, card_id: o.cardId, card_created: o.created } };
     default: {
       const unreachable: never = o;
       throw new Error(`unhandled outcome ${JSON.stringify(unreachable)}`);

@@ -28,6 +28,9 @@ import { baseRow, recordedRow, summaryColumns, type Base } from "./delivery-rows
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
 import type { ParkedLaunches, ParkResult } from "./parked/parked-launches.js";
 import { PlanLaunches } from "./plan-launch.js";
+import type { IssueCards } from "./issue-cards.js";
+import { NEEDS_APPROVAL } from "../surfaces/board-service.js";
+import type { LaunchPlan } from "./pipeline/launch-plan.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
 const NO_BODY = Buffer.alloc(0);
@@ -54,6 +57,8 @@ export interface DeliveryIntakeDeps {
   parked: ParkedLaunches;
   /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
   botLogins: readonly string[];
+  /** The issue lanes' cards on the team's board (board_mode). */
+  cards: IssueCards;
   /** Performs the forge checks a lane asks for, before any write of the delivery. */
   forge: ForgeStep;
   /** The webhook's `overlap` against runs in flight, before any write. */
@@ -183,8 +188,11 @@ export class DeliveryIntake {
     const { row, decision } = await this.evaluate(provider, target, req, auth, now);
     payloadSha256 = row.payload_sha256 ?? undefined;
     switch (decision.kind) {
-      case "filtered":
-        return recordAs(row, "filtered", decision.reason, (deliveryId) => ({ kind: "filtered", reason: decision.reason, deliveryId }));
+      case "filtered": {
+        const parked = decision.held?.[0];
+        const reason = parked?.card && config.board_mode !== "off" ? await this.parkForApproval(config, parked, decision.reason) : decision.reason;
+        return recordAs(row, "filtered", reason, (deliveryId) => ({ kind: "filtered", reason, deliveryId }));
+      }
       case "invalid": {
         const httpStatus = invalidHttpStatus(provider, decision.code);
         return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }));
@@ -209,12 +217,19 @@ export class DeliveryIntake {
         return { kind: "deferred", results };
       }
       case "launch": {
+        const issue = decision.launches[0];
+        if (config.board_mode === "coordinate" && issue?.card) {
+          const admitted = await admitAlone();
+          if (admitted.kind !== "admitted") return refuse(admitted);
+          return this.putOnBoard(config, row, issue);
+        }
         const results: LaunchResultOf[] = [];
         // The first bot's launch writes the call's admission first; the others follow it.
         for (const [i, plan] of decision.launches.entries()) {
           const result = await this.plans.launch(target, row, plan, i === 0 ? admission : undefined);
           if (result.kind === "refused") return refuse(result.refusal);
           if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
+          if (result.kind === "launched" && config.board_mode === "track") await this.deps.cards.track(config, plan, result.runId);
           results.push(result);
         }
         return { kind: "launch", results };
@@ -264,6 +279,26 @@ export class DeliveryIntake {
     }
     const deliveryId = await this.recordNow(row, "quota_exceeded", { reason: `monthly call quota exceeded (${refusal.scope})` });
     return { kind: "quota_exceeded", deliveryId };
+  }
+
+  /** board_mode coordinate: the issue's card is the work; the delivery is pre-checked and the dispatcher launches the card. */
+  private async putOnBoard(config: WebhookConfig, row: Base, plan: LaunchPlan): Promise<DeliveryOutcome> {
+    const placed = await this.deps.cards.coordinate(config, plan);
+    const base = Object.assign({}, row, { bot_id: plan.botId, subject_id: plan.subjectId });
+    if (placed.kind === "denied") {
+      const { denial } = placed;
+      const deliveryId = await this.recordNow(base, "launch_error", { reason: denial.detail, denial_reason: denial.error, failed_at: row.created_at });
+      return { kind: "launch", results: [{ kind: "denied", deliveryId, botId: plan.botId, denial }] };
+    }
+    const reason = `card ${placed.cardId} ${placed.created ? "put" : "already"} on the board: the dispatcher launches it`;
+    const deliveryId = await this.recordNow(base, "accepted", { reason });
+    return { kind: "carded", deliveryId, cardId: placed.cardId, created: placed.created };
+  }
+
+  /** An untrusted author's issue: its card waits on the board for a team admin's approval; the reason says so. */
+  private async parkForApproval(config: WebhookConfig, plan: LaunchPlan, reason: string): Promise<string> {
+    const placed = await this.deps.cards.coordinate(config, plan, [NEEDS_APPROVAL]);
+    return placed.kind === "carded" ? `${reason}; card ${placed.cardId} waits on the board for approval` : reason;
   }
 
   /** A non-launched row as a write of its own, counted once it is durable. */

@@ -65,4 +65,6 @@ export type DeliveryOutcome =
   /** 200 when anything launched or was a duplicate; otherwise the first denial's envelope. */
   | { kind: "launch"; results: LaunchResultOf[] }
   /** 202 `deferred` when any bot's launch was parked; otherwise 200 (an older push, or a replay). */
-  | { kind: "deferred"; results: ParkResult[] };
+  | { kind: "deferred"; results: ParkResult[] }
+  /** 202: the issue's card on the team's board (board_mode coordinate); the dispatcher launches it. */
+  | { kind: "carded"; deliveryId: string; cardId: string; created: boolean };

@@ -71,3 +71,13 @@ export function cardsWithEndedRuns(db: Db, limit: number) {
     .limit(limit)
     .execute();
 }
+
+/** Moves an issue's card to running with its newest run (a tracked launch). */
+export async function trackCard(db: Db, teamId: string, issueRef: string, runId: string, now: number): Promise<void> {
+  await db
+    .updateTable("board_cards")
+    .set({ column: "running", provenance: "issue_label", run_id: runId, lease_until: 0, last_error: null, updated_at: now })
+    .where("team_id", "=", teamId)
+    .where("source_issue_ref", "=", issueRef)
+    .execute();
+}

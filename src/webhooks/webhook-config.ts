@@ -19,6 +19,9 @@ export const PROVIDER_ALIASES: Record<string, ProviderName> = {
   generic: "generic",
 };
 
+export const BOARD_MODES = ["off", "track", "coordinate"] as const;
+export type BoardMode = (typeof BOARD_MODES)[number];
+
 /** `standard`: Standard Webhooks signatures (generic only). */
 export type SignMode = "token" | "hmac" | "standard";
 export type Overlap = "" | "allow" | "skip" | "supersede";
@@ -88,6 +91,8 @@ export interface WebhookConfig {
   acknowledge_commands: boolean;
   /** A refusal the commenter can act on (role, fork, unknown command) is explained in one reply (beyond the spec; default off). */
   explain_refusals: boolean;
+  /** The issue lanes and the team's board: off, track (a card follows each launch), coordinate (the card is the work; beyond the spec's names). */
+  board_mode: BoardMode;
   provisioned_by: string | null;
   created_at: string;
   updated_at: string;

@@ -3,7 +3,7 @@ import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
 import { KEY_PROVIDER_RE, SECRET_NAME_RE } from "../credentials/credential-names.js";
 import { bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser } from "./field-parsers.js";
-import { PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
+import { BOARD_MODES, PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 
 /** Fields a caller may set on create and change with PATCH. */
 export type EditableField = Exclude<keyof WebhookConfig, "id" | "tenant_id" | "provider" | "token_last4" | "provisioned_by" | "created_at" | "updated_at">;
@@ -138,6 +138,7 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     auto_implement_on_open: bool,
     acknowledge_commands: bool,
     explain_refusals: bool,
+    board_mode: oneOf(BOARD_MODES),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { WebhookRow } from "../store/webhooks.js";
 import type { WebhooksTable } from "../store/schema/webhooks.js";
-import type { BotRule, Overlap, ProviderName, ReplierRole, SignMode, WebhookConfig, WebhookSecrets } from "./webhook-config.js";
+import type { BoardMode, BotRule, Overlap, ProviderName, ReplierRole, SignMode, WebhookConfig, WebhookSecrets } from "./webhook-config.js";
 import type { EditableConfig } from "./webhook-rules.js";
 import { iso } from "../core/iso.js";
 
@@ -48,6 +48,7 @@ export function configFromRow(r: WebhookRow): WebhookConfig {
     auto_implement_on_open: r.auto_implement_on_open === 1,
     acknowledge_commands: r.acknowledge_commands === 1,
     explain_refusals: r.explain_refusals === 1,
+    board_mode: r.board_mode as BoardMode,
     provisioned_by: r.provisioned_by,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),

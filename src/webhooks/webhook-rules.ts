@@ -41,6 +41,7 @@ export function webhookDefaults(provider: ProviderName): EditableConfig {
     auto_implement_on_open: false,
     acknowledge_commands: false,
     explain_refusals: false,
+    board_mode: "off",
   };
 }
 

@@ -37,6 +37,7 @@ describe("forge_b issues labeled", () => {
             open_mr: "true",
             source_issue_ref: "https://github.com/Codertocat/Hello-World/issues/1",
           },
+          card: { title: String(i.title), body: String(i.body), issueRef: "https://github.com/Codertocat/Hello-World/issues/1" },
         },
       ],
     });
@@ -127,6 +128,11 @@ describe("forge_a Issue Hook", () => {
             feature_prompt: "New API: create/update/delete file\n\nCreate new API for manipulations with repository",
             open_mr: "true",
             source_issue_ref: "http://example.com/acme/platform/gitlab-test/-/issues/23",
+          },
+          card: {
+            title: "New API: create/update/delete file",
+            body: "Create new API for manipulations with repository",
+            issueRef: "http://example.com/acme/platform/gitlab-test/-/issues/23",
           },
         },
       ],

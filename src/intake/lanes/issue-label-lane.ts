@@ -1,6 +1,7 @@
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type LaunchPlan } from "../pipeline/delivery-decision.js";
+import type { CardSeed } from "../pipeline/launch-plan.js";
 import type { ForgeEvent } from "../pipeline/delivery-event.js";
 import { labelAllowed, notHeld, projectAllowed } from "../pipeline/filters.js";
 import { issueLabelKey, withBotSegment } from "../pipeline/idempotency-keys.js";
@@ -16,6 +17,11 @@ export function issueBaseVars(event: ForgeEvent): Record<string, string> {
   };
   if (event.url !== undefined) vars.source_issue_ref = event.url;
   return vars;
+}
+
+/** The issue's card on the team's board: its title, its text, and its URL (else its subject id). */
+export function issueCard(event: ForgeEvent, subjectId: string): CardSeed {
+  return { title: (event.title ?? "").trim() || subjectId, body: event.body ?? "", issueRef: event.url ?? subjectId };
 }
 
 /**
@@ -51,6 +57,7 @@ export function decideIssueLabel(config: WebhookConfig, event: ForgeEvent, conte
     projectPath: path,
     repoUrl: event.repoUrl,
     repoRef: event.defaultBranch,
+    card: issueCard(event, issueSubjectId(event.provider, path, number)),
   }));
   return { kind: "launch", launches };
 }

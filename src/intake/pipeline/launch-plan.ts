@@ -1,3 +1,11 @@
+/** An issue a launch works on, as its card on the team's board shows it. */
+export interface CardSeed {
+  title: string;
+  body: string;
+  /** The issue's URL (else its subject id): one card per issue and team. */
+  issueRef: string;
+}
+
 /** One run to launch; each bot of a fan-out gets its own plan, key and variables. */
 export interface LaunchPlan {
   botId: string;
@@ -16,4 +24,6 @@ export interface LaunchPlan {
   collapse?: boolean;
   /** In-flight runs of the same (webhook, subject, bot) to cancel once this plan launched (overlap supersede). */
   supersedes?: string[];
+  /** An issue lane's launch: its card when the webhook uses the team's board (`board_mode`). */
+  card?: CardSeed;
 }

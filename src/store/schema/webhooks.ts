@@ -43,6 +43,7 @@ export interface WebhooksTable {
   branch_improve_as_pr: number;
   acknowledge_commands: number;
   explain_refusals: number;
+  board_mode: string;
   auto_implement_on_open: number;
   provisioned_by: string | null;
   /** Salted SHA-256 of the token, `salt$hash`. */

@@ -44,6 +44,7 @@ export function finishPlans(config: WebhookConfig, check: ForgeCheck, pull: Pull
       ...(p.repoUrl !== undefined && { repoUrl: p.repoUrl }),
       ...((pull?.headRef ?? p.repoRef) !== undefined && { repoRef: pull?.headRef ?? p.repoRef }),
       ...(p.collapse && { collapse: true }),
+      ...(p.card && { card: p.card }),
     };
   });
 }

@@ -1,4 +1,5 @@
 import type { ForgeProvider } from "../../pipeline/delivery-event.js";
+import type { CardSeed } from "../../pipeline/launch-plan.js";
 import type { ReplierRole } from "../../../webhooks/webhook-config.js";
 
 /** The lanes that need the forge's word before they launch. */
@@ -30,6 +31,8 @@ export interface PendingLaunch {
   title?: string;
   /** A forge_b review re-request: folds into an in-flight review unless overlap is supersede. */
   collapse?: boolean;
+  /** An issue lane's card on the team's board. */
+  card?: CardSeed;
 }
 
 /** The replier gate's live half: permission at least `minRole` (the loop guard and allowlist are pure). */

@@ -27,7 +27,8 @@ export class ForgeStep {
     if (!opened.ok) return filtered(`${check.lane} lane cannot ask the forge: ${opened.reason}`);
     const forge = opened.client;
     const refused = await passGate(forge, check);
-    if (refused) return refused;
+    // An untrusted author's issue: its launches wait for approval (a card with needs:approval when a board is used).
+    if (refused) return check.lane === "trusted_author" && refused.kind === "filtered" ? { ...refused, held: finishPlans(config, check, undefined) } : refused;
     if (check.refusal) {
       await explain(forge, check, check.refusal.reply);
       return filtered(check.refusal.reason);

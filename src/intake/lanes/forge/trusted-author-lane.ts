@@ -4,7 +4,7 @@ import { filtered, invalid, type DeliveryDecision } from "../../pipeline/deliver
 import type { ForgeEvent } from "../../pipeline/delivery-event.js";
 import { normaliseLogin, notHeld, projectAllowed } from "../../pipeline/filters.js";
 import { issueOpenedKey, withBotSegment } from "../../pipeline/idempotency-keys.js";
-import { issueBaseVars } from "../issue-label-lane.js";
+import { issueBaseVars, issueCard } from "../issue-label-lane.js";
 import { layerVars } from "../../pipeline/launch-vars.js";
 import { routeBots } from "../../pipeline/route-bots.js";
 import type { LaunchPlan } from "../../pipeline/launch-plan.js";
@@ -37,6 +37,7 @@ export function issueOpenedPlans(config: WebhookConfig, event: ForgeEvent, conte
     projectPath: path,
     ...(event.repoUrl !== undefined && { repoUrl: event.repoUrl }),
     ...(event.defaultBranch !== undefined && { repoRef: event.defaultBranch }),
+    card: issueCard(event, issueSubjectId(event.provider, path, number)),
   }));
   return { ok: true, launches, path, number };
 }
@@ -53,7 +54,7 @@ export function decideIssueOpened(config: WebhookConfig, event: ForgeEvent, cont
   const author = event.authorLogin;
   const plans = issueOpenedPlans(config, event, context, false);
   if (!plans.ok) return plans.decision;
-  if (author === undefined) return filtered("issue opened by an author the payload does not name: untrusted (needs:approval)");
+  if (author === undefined) return { ...filtered("issue opened by an author the payload does not name: untrusted (needs:approval)"), held: plans.launches };
   const { launches, path, number } = plans;
   const listed = config.author_allowlist.some((a) => normaliseLogin(a) === normaliseLogin(author));
   if (listed || TRUSTED_ASSOCIATIONS.has((event.authorAssociation ?? "").toUpperCase())) return { kind: "launch", launches };
@@ -73,6 +74,7 @@ export function decideIssueOpened(config: WebhookConfig, event: ForgeEvent, cont
         projectPath: path,
         repoUrl: event.repoUrl,
         repoRef: event.defaultBranch,
+        card: launches[0]?.card,
       },
     },
   };
