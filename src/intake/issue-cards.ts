@@ -26,7 +26,10 @@ export class IssueCards {
     if (!created) await trackCard(this.deps.store.db, config.tenant_id, plan.card.issueRef, runId, now);
   }
 
-  /** The issue's card put on the board ready, once per issue, when the gate would admit a launch now. */
+  /**
+   * The issue's card put on the board ready, once per issue, when the gate would admit a launch now;
+   * a card parked with labels (needs:approval) launches nothing yet, so it is not pre-checked.
+   */
   async coordinate(config: WebhookConfig, plan: LaunchPlan, labels: string[] = []): Promise<Carded> {
     const denial = labels.length > 0 ? undefined : await this.deps.launcher.precheck(config.tenant_id, false);
     if (denial) return { kind: "denied", denial };
