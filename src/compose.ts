@@ -109,7 +109,15 @@ export function composeServices(infra: Infrastructure): Services {
   const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
   const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
-  const targets = new DeliveryTargets({ store, sealer: infra.sealer, clock, changes, ttlMs: infra.config.configCacheTtlMs });
+  const targets = new DeliveryTargets({
+    store,
+    sealer: infra.sealer,
+    clock,
+    changes,
+    ttlMs: infra.config.configCacheTtlMs,
+    botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
+    limitDefaults: infra.config.orgDefaults,
+  });
   const bodies = new BodyBatch();
   const parked = new ParkedLaunches({
     store,
@@ -126,7 +134,6 @@ export function composeServices(infra: Infrastructure): Services {
   const cards = new IssueCards({ store, clock, ids, launcher });
   const intake = new DeliveryIntake({
     cards,
-    limitDefaults: infra.config.orgDefaults,
     store,
     clock,
     ids,
@@ -140,7 +147,6 @@ export function composeServices(infra: Infrastructure): Services {
     parked,
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault,
     syncDebounceMs: infra.config.syncDebounceMs,
-    botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
     forge,
     overlap: new OverlapStep({ store }),
   });

@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
 import { effectiveLimit } from "../admission/decide-launch.js";
-import type { OrgLimitDefaults } from "../config/config.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
@@ -48,15 +47,11 @@ export interface DeliveryIntakeDeps {
   /** Where bodies are hashed, proven and parsed. */
   bodies: BodyBatch;
   bots: BotCatalog;
-  /** The platform's launch limits, for `noLimitApplies`. */
-  limitDefaults: OrgLimitDefaults;
   /** Monthly webhook calls of an org that sets none (SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT). */
   monthlyCallsDefault: number;
   syncDebounceMs: number;
   /** Synchronize launches parked for the debounce. */
   parked: ParkedLaunches;
-  /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
-  botLogins: readonly string[];
   /** The issue lanes' cards on the team's board (board_mode). */
   cards: IssueCards;
   /** Performs the forge checks a lane asks for, before any write of the delivery. */
@@ -257,7 +252,7 @@ export class DeliveryIntake {
       headers: req.headers,
       body,
       context: {
-        botLogins: target.connectionLogins.length > 0 ? [...this.deps.botLogins, ...target.connectionLogins] : this.deps.botLogins,
+        botLogins: target.botLogins,
         syncDebounceMs: this.deps.syncDebounceMs,
         isKnownBot,
       },

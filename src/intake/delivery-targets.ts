@@ -1,3 +1,5 @@
+import { noLimitApplies } from "../admission/decide-launch.js";
+import type { OrgLimitDefaults } from "../config/config.js";
 import { connectionBotLogins } from "../connections/connection-identity.js";
 import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
@@ -16,8 +18,10 @@ export interface DeliveryTarget {
   owner: DeliveryOwner;
   /** The HMAC key of an hmac config, opened once; undefined when there is none. */
   hmacSecret: string | undefined;
-  /** The forge connection's logins in the bot identity set (provisioned configs; see connectionBotLogins). */
-  connectionLogins: string[];
+  /** The bot identity set: the service's logins, and a provisioned config's connection's (see connectionBotLogins). */
+  botLogins: readonly string[];
+  /** `noLimitApplies` for the owner as read: a launch may try the ledger's one commit first. */
+  ungated: boolean;
 }
 
 /** Enough for every webhook of a large deployment; past it the oldest entries go first. */
@@ -32,7 +36,19 @@ const MAX_ENTRIES = 10_000;
 export class DeliveryTargets {
   private readonly entries = new BoundedMap<string, { target: DeliveryTarget; expires: number }>(MAX_ENTRIES);
 
-  constructor(private readonly deps: { store: Store; sealer: Sealer; clock: Clock; changes: ChangeFeed; ttlMs: number }) {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      sealer: Sealer;
+      clock: Clock;
+      changes: ChangeFeed;
+      ttlMs: number;
+      /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
+      botLogins: readonly string[];
+      /** The platform's launch limits, for `noLimitApplies`. */
+      limitDefaults: OrgLimitDefaults;
+    },
+  ) {
     deps.changes.subscribe((change) => this.forget(change));
   }
 
@@ -48,7 +64,11 @@ export class DeliveryTargets {
     const config = configFromRow(loaded.webhook);
     const secrets = secretsFromRow(loaded.webhook);
     const hmacSecret = config.sign_mode !== "token" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
-    const target: DeliveryTarget = { config, secrets, owner: loaded.owner, hmacSecret, connectionLogins: connectionBotLogins(loaded.connection) };
+    const { owner } = loaded;
+    const connectionLogins = connectionBotLogins(loaded.connection);
+    const botLogins = connectionLogins.length > 0 ? [...this.deps.botLogins, ...connectionLogins] : this.deps.botLogins;
+    const ungated = noLimitApplies(owner.org, owner.team, this.deps.limitDefaults);
+    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, botLogins, ungated };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);

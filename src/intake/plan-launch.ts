@@ -1,7 +1,5 @@
-import { noLimitApplies } from "../admission/decide-launch.js";
 import type { LaunchResult } from "../admission/launch-types.js";
 import type { Launcher } from "../admission/launcher.js";
-import type { OrgLimitDefaults } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -27,7 +25,6 @@ export interface PlanLaunchDeps {
   metrics: Metrics;
   log: Logger;
   launcher: Launcher;
-  limitDefaults: OrgLimitDefaults;
 }
 
 /** One bot's launch under its key, as it stands after the first write. */
@@ -80,7 +77,7 @@ export class PlanLaunches {
     admission?: CallLimits,
   ): Promise<Launched | { kind: "refused"; refusal: CallRefusal }> {
     const { store, ids } = this.deps;
-    const { config, owner } = target;
+    const { config } = target;
     const key = plan.idempotencyKey;
     /** This delivery's own row's id when another holds the key. */
     const duplicateId = ids.next("dlv");
@@ -97,7 +94,7 @@ export class PlanLaunches {
       tenantId: config.tenant_id,
       idempotencyKey: key,
       admission,
-      ungated: noLimitApplies(owner.org, owner.team, this.deps.limitDefaults),
+      ungated: target.ungated,
       row: (run) => deliveryRow(planRow, this.launchedColumns(run.id), deliveryId, key),
       replayOf: duplicateId,
     });
