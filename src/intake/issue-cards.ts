@@ -2,7 +2,7 @@ import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
-import { findCardByIssue, insertCard, trackCard } from "../store/board.js";
+import { findCardByIssue, insertCard, newCardRow, trackCard } from "../store/board.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
@@ -50,7 +50,7 @@ export class IssueCards {
     const card = plan.card!;
     const id = this.deps.ids.next("card");
     try {
-      await insertCard(this.deps.store.db, {
+      const row = newCardRow({
         id,
         team_id: config.tenant_id,
         title: card.title.slice(0, 500),
@@ -65,14 +65,10 @@ export class IssueCards {
         repo_ref: plan.repoRef ?? null,
         project_path: plan.projectPath || null,
         webhook_id: config.id,
-        attempts: 0,
-        next_attempt_at: 0,
-        lease_until: 0,
         run_id: at.run_id,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
+        now,
       });
+      await insertCard(this.deps.store.db, row);
       return id;
     } catch (err) {
       if (isUniqueViolation(err)) return undefined;

@@ -4,6 +4,30 @@ import type { BoardCardsTable, BoardColumn } from "./schema/launch-surfaces.js";
 
 export type BoardCardRow = Selectable<BoardCardsTable>;
 
+/** What a new card is given; the dispatcher's state (attempts, lease, run, last error) starts empty. */
+export type NewCard = Pick<
+  BoardCardRow,
+  | "id"
+  | "team_id"
+  | "title"
+  | "body"
+  | "labels"
+  | "column"
+  | "provenance"
+  | "source_issue_ref"
+  | "bot_id"
+  | "vars"
+  | "repo_url"
+  | "repo_ref"
+  | "project_path"
+  | "webhook_id"
+> & { run_id?: string | null; now: number };
+
+/** A new card's row, every column named. */
+export function newCardRow({ now, run_id = null, ...card }: NewCard): BoardCardRow {
+  return { ...card, attempts: 0, next_attempt_at: 0, lease_until: 0, run_id, last_error: null, created_at: now, updated_at: now };
+}
+
 export async function insertCard(db: Db, row: Insertable<BoardCardsTable>): Promise<void> {
   await db.insertInto("board_cards").values(row).execute();
 }

@@ -70,7 +70,7 @@ export class BoardService {
     if (!input.bot) throw invalid("bot", "a card needs the bot that works on it");
     const target = await launchTargetColumns(input, team.org_id, this.deps.bots);
     const now = this.deps.clock.now();
-    const row = {
+    const row = q.newCardRow({
       id: this.deps.ids.next("card"),
       team_id: teamId,
       title: text(input.title, "title", TITLE_MAX),
@@ -85,14 +85,8 @@ export class BoardService {
       repo_ref: target.repo_ref ?? null,
       project_path: target.project_path ?? null,
       webhook_id: null,
-      attempts: 0,
-      next_attempt_at: 0,
-      lease_until: 0,
-      run_id: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    };
+      now,
+    });
     await q.insertCard(this.deps.store.db, row);
     return cardView(row);
   }
