@@ -28,7 +28,6 @@ import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, L
 import type { ParkedLaunches, ParkResult } from "./parked/parked-launches.js";
 import { PlanLaunches } from "./plan-launch.js";
 import type { IssueCards } from "./issue-cards.js";
-import { NEEDS_APPROVAL } from "../surfaces/board-service.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
@@ -292,8 +291,8 @@ export class DeliveryIntake {
 
   /** An untrusted author's issue: its card waits on the board for a team admin's approval; the reason says so. */
   private async parkForApproval(config: WebhookConfig, plan: LaunchPlan, reason: string): Promise<string> {
-    const placed = await this.deps.cards.coordinate(config, plan, [NEEDS_APPROVAL]);
-    return placed.kind === "carded" ? `${reason}; card ${placed.cardId} waits on the board for approval` : reason;
+    const placed = await this.deps.cards.parkForApproval(config, plan);
+    return `${reason}; card ${placed.cardId} waits on the board for approval`;
   }
 
   /** A non-launched row as a write of its own, counted once it is durable. */

@@ -7,6 +7,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
+import { NEEDS_APPROVAL } from "../surfaces/board-service.js";
 
 export type Carded = { kind: "carded"; cardId: string; created: boolean } | { kind: "denied"; denial: LaunchDenial };
 
@@ -26,13 +27,18 @@ export class IssueCards {
     if (!created) await trackCard(this.deps.store.db, config.tenant_id, plan.card.issueRef, runId, now);
   }
 
-  /**
-   * The issue's card put on the board ready, once per issue, when the gate would admit a launch now;
-   * a card parked with labels (needs:approval) launches nothing yet, so it is not pre-checked.
-   */
-  async coordinate(config: WebhookConfig, plan: LaunchPlan, labels: string[] = []): Promise<Carded> {
-    const denial = labels.length > 0 ? undefined : await this.deps.launcher.precheck(config.tenant_id, false);
-    if (denial) return { kind: "denied", denial };
+  /** The issue's card put on the board ready, once per issue, when the gate would admit a launch now. */
+  async coordinate(config: WebhookConfig, plan: LaunchPlan): Promise<Carded> {
+    const denial = await this.deps.launcher.precheck(config.tenant_id, false);
+    return denial ? { kind: "denied", denial } : this.place(config, plan, []);
+  }
+
+  /** An untrusted author's issue: its card waits, ready but labelled needs:approval (it launches nothing yet, so no pre-check). */
+  parkForApproval(config: WebhookConfig, plan: LaunchPlan): Promise<Extract<Carded, { kind: "carded" }>> {
+    return this.place(config, plan, [NEEDS_APPROVAL]);
+  }
+
+  private async place(config: WebhookConfig, plan: LaunchPlan, labels: string[]): Promise<Extract<Carded, { kind: "carded" }>> {
     const now = this.deps.clock.now();
     const cardId = await this.insert(config, plan, { column: "ready", run_id: null, labels }, now);
     if (cardId) return { kind: "carded", cardId, created: true };
