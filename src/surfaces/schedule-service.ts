@@ -1,15 +1,14 @@
 import type { Clock } from "../core/clock.js";
-import { conflict, invalid, notFound } from "../core/errors.js";
+import { invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { KnownBots } from "../runs/runs-api.js";
-import { isUniqueViolation } from "../store/errors.js";
 import * as q from "../store/schedules.js";
-import type { Store } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { checkCron, nextOccurrence } from "./next-occurrence.js";
 import { iso } from "../core/iso.js";
-import { launchTargetColumns, launchTargetView, type LaunchTargetInput } from "./surface-fields.js";
+import { auditedWrite, launchTargetColumns, launchTargetView, type LaunchTargetInput } from "./surface-fields.js";
 
 export interface ScheduleInput extends LaunchTargetInput {
   cron?: string;
@@ -105,15 +104,7 @@ export class ScheduleService {
     return row;
   }
 
-  private async write(p: Principal, action: string, id: string, teamId: string, fn: (db: Parameters<typeof q.insertSchedule>[0]) => Promise<void>) {
-    try {
-      await this.deps.store.tx(async (tx) => {
-        await fn(tx);
-        await this.deps.audit.record(tx, { actorId: p.userId, action, targetType: "schedule", targetId: id, teamId });
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw conflict("the team has a schedule of that name");
-      throw err;
-    }
+  private write(p: Principal, action: string, id: string, teamId: string, fn: (db: Db) => Promise<void>) {
+    return auditedWrite(this.deps, p, { type: "schedule", id, teamId, action, nameTaken: "the team has a schedule of that name" }, fn);
   }
 }

@@ -1,5 +1,9 @@
 import type { KnownBots } from "../runs/runs-api.js";
-import { invalid } from "../core/errors.js";
+import { conflict, invalid } from "../core/errors.js";
+import { isUniqueViolation } from "../store/errors.js";
+import type { Db, Store } from "../store/store.js";
+import type { Principal } from "../tenancy/access.js";
+import type { AuditLog } from "../tenancy/audit.js";
 import { checkName } from "../core/names.js";
 import { nulField, nulMessage } from "../runs/nul-field.js";
 import { varMap } from "../webhooks/field-parsers.js";
@@ -68,4 +72,22 @@ export function launchTargetView(r: {
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
+}
+
+/** A named surface's write and its audit row in one transaction; a second of the team's name is 409. */
+export async function auditedWrite(
+  deps: { store: Store; audit: AuditLog },
+  p: Principal,
+  target: { type: string; id: string; teamId: string; action: string; nameTaken: string },
+  fn: (db: Db) => Promise<void>,
+): Promise<void> {
+  try {
+    await deps.store.tx(async (tx) => {
+      await fn(tx);
+      await deps.audit.record(tx, { actorId: p.userId, action: target.action, targetType: target.type, targetId: target.id, teamId: target.teamId });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(target.nameTaken);
+    throw err;
+  }
 }

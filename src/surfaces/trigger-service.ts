@@ -1,7 +1,7 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { Clock } from "../core/clock.js";
-import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
+import { invalid, notFound, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { KnownBots } from "../runs/runs-api.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -12,7 +12,7 @@ import type { AuditLog } from "../tenancy/audit.js";
 import { isObject, varMap, word } from "../webhooks/field-parsers.js";
 import { fillVars, matchesFilter, type CustomEvent } from "./event-match.js";
 import { iso } from "../core/iso.js";
-import { launchTargetColumns, launchTargetView, type LaunchTargetInput } from "./surface-fields.js";
+import { auditedWrite, launchTargetColumns, launchTargetView, type LaunchTargetInput } from "./surface-fields.js";
 
 export interface SubscriptionInput extends LaunchTargetInput {
   event?: string;
@@ -177,16 +177,8 @@ export class TriggerService {
     return row;
   }
 
-  private async write(p: Principal, action: string, id: string, teamId: string, fn: (db: Db) => Promise<void>) {
-    try {
-      await this.deps.store.tx(async (tx) => {
-        await fn(tx);
-        await this.deps.audit.record(tx, { actorId: p.userId, action, targetType: "trigger_subscription", targetId: id, teamId });
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw conflict("the team has a subscription of that name");
-      throw err;
-    }
+  private write(p: Principal, action: string, id: string, teamId: string, fn: (db: Db) => Promise<void>) {
+    return auditedWrite(this.deps, p, { type: "trigger_subscription", id, teamId, action, nameTaken: "the team has a subscription of that name" }, fn);
   }
 }
 
