@@ -52,6 +52,21 @@ describe.each(storeKinds())("issue lanes and the board on %s", (kind) => {
     expect(run.vars).toMatchObject({ source_issue_ref: ref, open_mr: "true" });
   });
 
+  it("coordinate: a delivery the gate's pre-check refuses puts no card on the board and records its launch_error", async () => {
+    const hook = await hookWith("coordinate");
+    const { payload, ref } = issue("maria", "OWNER");
+    const team = `/api/teams/${w.seed.team.id}`;
+    expect((await w.seed.admin.patch(team, { status: "suspended" })).status).toBe(200);
+    try {
+      const res = await deliver(w, hook, "issues", payload);
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ error: "team_suspended" });
+      expect(await cardOf(ref)).toBeUndefined();
+    } finally {
+      await w.seed.admin.patch(team, { status: "active" });
+    }
+  });
+
   it("parks an untrusted author's issue as a needs:approval card that a team admin's approval lets the dispatcher launch", async () => {
     const hook = await hookWith("track");
     const { payload, ref } = issue(undefined);
