@@ -34,27 +34,39 @@ export function readBody(req: Readable, headers: IncomingHttpHeaders, limit: num
   if (declared === 0 || req.readableEnded) return Promise.resolve({ kind: "body", body: EMPTY, release });
 
   return new Promise((resolve) => {
+    // A declared length that comes in more than one chunk is copied into one buffer of that size,
+    // so the process never holds a body twice (its chunks and their join); a chunked body is
+    // gathered, then joined.
+    let whole: Buffer | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = (read: BodyRead) => {
       req.off("data", onData).off("end", onEnd).off("error", onAbort).off("close", onAbort);
       if (read.kind !== "body") {
         release();
+        whole = undefined;
         chunks.length = 0;
         req.pause();
       }
       resolve(read);
     };
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) return finish({ kind: "too_large" });
+      if (size + chunk.length > limit) return finish({ kind: "too_large" });
       if (declared === undefined) {
         if (!budget.take(chunk.length)) return finish({ kind: "busy" });
         taken += chunk.length;
+        chunks.push(chunk);
+      } else if (size === 0 && chunk.length === declared) {
+        chunks.push(chunk);
+      } else {
+        whole ??= Buffer.allocUnsafe(declared);
+        if (size + chunk.length > whole.length) return finish({ kind: "too_large" });
+        whole.set(chunk, size);
       }
-      chunks.push(chunk);
+      size += chunk.length;
     };
-    const onEnd = () => finish({ kind: "body", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), release });
+    const joined = () => (whole !== undefined ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onEnd = () => finish({ kind: "body", body: joined(), release });
     const onAbort = () => finish({ kind: "aborted" });
     req.on("data", onData).on("end", onEnd).on("error", onAbort).on("close", onAbort);
   });
