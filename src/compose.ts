@@ -47,6 +47,7 @@ import { ConnectionService } from "./connections/connection-service.js";
 import { ProvisionService } from "./connections/provision-service.js";
 import { RepoBots } from "./connections/repo-bots.js";
 import { InstallationTokens } from "./connections/installation-tokens.js";
+import { SecurityRead } from "./connections/security-read.js";
 
 export interface Infrastructure {
   config: Config;
@@ -99,7 +100,18 @@ export function composeServices(infra: Infrastructure): Services {
   });
   const installationTokens = new InstallationTokens(clock);
   const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, installationTokens, log: infra.log });
-  const forgeWiring = { store, access, audit, connections, changes, baseUrl: infra.config.baseUrl };
+  const securityRead = new SecurityRead({
+    store,
+    clock,
+    ids,
+    sealer: infra.sealer,
+    audit,
+    webhooks,
+    connections,
+    metrics: infra.metrics,
+    log: infra.log.child({ component: "security-read" }),
+  });
+  const forgeWiring = { store, access, audit, connections, securityRead, changes, baseUrl: infra.config.baseUrl };
   const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
   const repoBots = new RepoBots(forgeWiring);
   const metering = new Metering({ store, clock, log: infra.log });
@@ -173,6 +185,7 @@ export function composeServices(infra: Infrastructure): Services {
     connections,
     provisioning,
     repoBots,
+    securityRead,
     targets,
     credentials,
     bots,

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
   const boardDispatcher = services.boardDispatcher.start();
+  const securityRead = services.securityRead.start();
 
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     () => scheduler.stop(),
     () => retries.stop(),
     () => boardDispatcher.stop(),
+    () => securityRead.stop(),
     () => store.close(),
   ]);
 }

@@ -12,12 +12,13 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { parseProvider } from "../webhooks/webhook-fields.js";
 import { connectionView } from "./connection-views.js";
-import { credentialOf, type CredentialInput, identityOf, openCredential, sealedColumns } from "./connection-credential.js";
+import { type ConnectionCredential, credentialOf, type CredentialInput, identityOf, openCredential, sealedColumns } from "./connection-credential.js";
 import { onForge } from "./forge-errors-as-service.js";
 import type { InstallationTokens } from "./installation-tokens.js";
 import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
 import { type AppCredential, githubApp } from "../forge/hooks/github-app.js";
-import { openForgeHooks } from "../forge/hooks/open-hooks.js";
+import { openForgeHooks, openForgeHttp } from "../forge/hooks/open-hooks.js";
+import { githubSecurityTokens, gitlabSecurityTokens, type SecurityTokenIssuer } from "../forge/hooks/security-tokens.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
 export interface ConnectionDeps {
@@ -49,6 +50,8 @@ export interface OpenConnection {
   provider: ForgeProviderName;
   /** The forge's hook calls with the connection's credential; an App's installation token is minted only here, when due. */
   hooks(): Promise<ForgeHooks>;
+  /** The org's security-read token calls; a 422 where the forge or the credential cannot mint one. */
+  securityTokens(): SecurityTokenIssuer;
 }
 
 /** A team's forge connections: team admins connect and change them, members read; the credential never leaves. */
@@ -128,8 +131,18 @@ export class ConnectionService {
     const credential = openCredential(this.deps.sealer, row);
     const provider = row.provider as ForgeProviderName;
     const hooksWith = (token: string) => openForgeHooks(provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
-    if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token) };
-    return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, credential.app)) };
+    const securityTokens = () => this.securityTokens(row, provider, credential);
+    if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token), securityTokens };
+    return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, credential.app)), securityTokens };
+  }
+
+  /** GitHub mints them through an App, GitLab as group access tokens; Forgejo has no API for an org token. */
+  private securityTokens(row: f.ForgeConnectionRow, provider: ForgeProviderName, credential: ConnectionCredential): SecurityTokenIssuer {
+    const refuse = (why: string) => new ServiceError("unprocessable", `${why}: security_read_enabled is not available here`, "security_read_enabled");
+    if (provider === "forge_c") throw refuse("Forgejo has no API that mints an org token");
+    if (credential.kind === "app") return githubSecurityTokens(githubApp(row.base_url, credential.app));
+    if (provider === "forge_b") throw refuse("a GitHub token cannot mint another (a GitHub App connection can)");
+    return gitlabSecurityTokens(openForgeHttp(provider, { forgeBaseUrl: row.base_url, token: credential.token }), () => this.deps.clock.now());
   }
 
   /**

@@ -27,6 +27,10 @@ export function repoBotView(r: RepoBotRow, webhookId: string | null) {
     hook_url: r.hook_url,
     gate_context: r.gate_context,
     auto_fix_on_gate_failure: r.auto_fix_on_gate_failure === 1,
+    security_read:
+      r.security_secret_id === null
+        ? { enabled: false }
+        : { enabled: true, secret_id: r.security_secret_id, expires_at: r.security_expires_at === null ? null : iso(r.security_expires_at) },
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };

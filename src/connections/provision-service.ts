@@ -1,12 +1,12 @@
 import type { Clock } from "../core/clock.js";
 import type { ChangeFeed } from "../core/change-feed.js";
-import { conflict, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { ForgeFailure } from "../forge/forge-errors.js";
 import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
+import type { TeamRow } from "../store/tenancy.js";
 import * as w from "../store/webhooks.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
@@ -19,10 +19,9 @@ import type { ConnectionService, OpenConnection } from "./connection-service.js"
 import { repoBotView } from "./connection-views.js";
 import { onForge } from "./forge-errors-as-service.js";
 import { checkRepoBotInput, checkRepoPath, type RepoBotInput, webhookFieldsOf } from "./repo-bot-fields.js";
+import { withRepoBotLease } from "./repo-bot-lease.js";
+import type { SecurityRead } from "./security-read.js";
 import { deliveryAddress } from "./webhook-base.js";
-
-/** Longer than a whole provision's forge calls may take (open-hooks.ts), so a live writer never loses it. */
-const WRITE_LEASE_MS = 60_000;
 
 export interface ProvisionDeps {
   store: Store;
@@ -33,6 +32,7 @@ export interface ProvisionDeps {
   audit: AuditLog;
   webhooks: WebhookService;
   connections: ConnectionService;
+  securityRead: SecurityRead;
   changes: ChangeFeed;
   /** The service's public base address: the delivery address unless the connection pins another. */
   baseUrl: string;
@@ -49,14 +49,13 @@ export class ProvisionService {
   async provision(p: Principal, teamId: string, input: RepoBotInput) {
     const { team } = await this.deps.access.team(p, teamId, "admin");
     checkRepoBotInput(input);
-    if (input.security_read_enabled === true) {
-      throw new ServiceError("unprocessable", "minting an org security token on the forge is not available on this service", "security_read_enabled");
-    }
     const { store, clock, connections } = this.deps;
     // The pin is the connection's, set as its PATCH sets it (checked, audited) and read back below.
     if (input.webhook_base_url !== undefined) await connections.update(p, teamId, input.connection_id, { webhook_base_url: input.webhook_base_url });
     const conn = await connections.open(store.db, teamId, input.connection_id);
     const repo = checkRepoPath(conn.provider, input.repo);
+    // 422 before anything is written where the forge or the credential cannot mint the token.
+    if (input.security_read_enabled === true) conn.securityTokens();
     const now = clock.now();
     const rb = await f.ensureRepoBot(store.db, {
       id: this.deps.ids.next("rbt"),
@@ -82,8 +81,18 @@ export class ProvisionService {
     });
 
     const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);
-    if (rb.hook_id !== null && rb.hook_url === address) return this.view(teamId, rb.id, false);
-    const wrote = await this.withWriteLease(rb.id, async () => {
+    const hookWritten = rb.hook_id !== null && rb.hook_url === address ? false : await this.writeHookOnce(p, team, conn, rb, webhookId, address);
+    const tokenWritten =
+      input.security_read_enabled === undefined ? false : await this.deps.securityRead.set(p, team, conn, rb.id, webhookId, input.security_read_enabled);
+    return this.view(teamId, rb.id, hookWritten || tokenWritten);
+  }
+
+  /** The hook told the address and a fresh token, under the repository's write lease; false when a provision before did it. */
+  private writeHookOnce(p: Principal, team: TeamRow, conn: OpenConnection, rb: f.RepoBotRow, webhookId: string, address: string): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const teamId = team.id;
+    const repo = rb.repo;
+    return withRepoBotLease(store, clock, rb.id, async () => {
       // Read again under the lease: a provision that held it before may have done the work.
       const current = (await f.findRepoBotOfTeam(store.db, teamId, rb.id))!;
       if (current.hook_id !== null && current.hook_url === address) return false;
@@ -107,21 +116,6 @@ export class ProvisionService {
       this.deps.changes.publish({ kind: "webhook", id: webhookId });
       return true;
     });
-    return this.view(teamId, rb.id, wrote);
-  }
-
-  /** One provision at a time writes a repository's hook, across replicas; a crashed one's lease runs out. */
-  private async withWriteLease<T>(repoBotId: string, work: () => Promise<T>): Promise<T> {
-    const { store, clock } = this.deps;
-    const now = clock.now();
-    if (!(await f.claimRepoBotWrite(store.db, repoBotId, now, now + WRITE_LEASE_MS))) {
-      throw conflict("another provision of this repository is writing to the forge; try again shortly");
-    }
-    try {
-      return await work();
-    } finally {
-      await f.releaseRepoBotWrite(store.db, repoBotId).catch(() => undefined);
-    }
   }
 
   /** The forge write: the known hook rewritten in place, else one already at the address adopted, else a new one. */

@@ -10,6 +10,7 @@ import type { AuditLog } from "../tenancy/audit.js";
 import type { ConnectionService } from "./connection-service.js";
 import { repoBotView } from "./connection-views.js";
 import { onForge } from "./forge-errors-as-service.js";
+import type { SecurityRead } from "./security-read.js";
 import { deliveryAddress } from "./webhook-base.js";
 
 export interface RepoBotsDeps {
@@ -17,6 +18,7 @@ export interface RepoBotsDeps {
   access: Access;
   audit: AuditLog;
   connections: ConnectionService;
+  securityRead: SecurityRead;
   changes: ChangeFeed;
   baseUrl: string;
 }
@@ -57,6 +59,7 @@ export class RepoBots {
     if (!rb) throw notFound("repo bot");
     const conn = await this.deps.connections.open(store.db, teamId, rb.connection_id);
     const webhook = await f.findWebhookProvisionedBy(store.db, rb.id);
+    await this.deps.securityRead.revoke(conn, rb);
     const hooks = await conn.hooks();
     await onForge("removing the hook", async () => {
       if (rb.hook_id !== null) return hooks.deleteHook(rb.repo, rb.hook_id);
@@ -70,6 +73,7 @@ export class RepoBots {
         await w.deleteWebhook(tx, webhook.id);
         await deleteWebhookBucket(tx, webhook.id);
       }
+      await this.deps.securityRead.release(tx, rb);
       await f.deleteRepoBot(tx, rb.id);
       await this.deps.audit.record(tx, {
         actorId: p.userId,

@@ -47,6 +47,12 @@ export interface OpenedKey {
 
 const MAX_SECRET = 16 * 1024;
 
+/** A workflow secret's value as stored: sealed under the secret's id, with what may be shown of it. */
+export function sealedSecretValue(sealer: Sealer, secretId: string, value: string) {
+  const sealed = sealer.seal(value, secretId);
+  return { sealed_key_id: sealed.keyId, sealed_blob: sealed.blob, last4: visibleLast4(value), fingerprint: sha256Hex(value) };
+}
+
 /**
  * Stored API keys (team-owned or org-shared) and workflow secrets, sealed at rest under
  * their own id. Management calls see metadata only; {@link openKey} hands a run the plaintext.
@@ -95,16 +101,12 @@ export class CredentialStore {
     if (!SECRET_NAME_RE.test(input.name)) throw invalid("name", "name must match [A-Za-z_][A-Za-z0-9_]{0,63}");
     checkValue("value", input.value);
     const id = this.deps.ids.next("sec");
-    const sealed = this.deps.sealer.seal(input.value, id);
     const row = {
       id,
       org_id: team.org_id,
       team_id: teamId,
       name: input.name,
-      sealed_key_id: sealed.keyId,
-      sealed_blob: sealed.blob,
-      last4: visibleLast4(input.value),
-      fingerprint: sha256Hex(input.value),
+      ...sealedSecretValue(this.deps.sealer, id, input.value),
       created_by: p.userId,
       created_at: this.deps.clock.now(),
     };

@@ -32,6 +32,7 @@ import type { TriggerService } from "../surfaces/trigger-service.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
 import type { ConnectionService } from "../connections/connection-service.js";
 import type { ProvisionService } from "../connections/provision-service.js";
+import type { SecurityRead } from "../connections/security-read.js";
 import type { RepoBots } from "../connections/repo-bots.js";
 
 /** Everything the routes call: capabilities built once in the composition root. */
@@ -52,6 +53,8 @@ export interface Services {
   connections: ConnectionService;
   provisioning: ProvisionService;
   repoBots: RepoBots;
+  /** Provisioned repositories' security-read org tokens; main.ts starts their renewal sweep. */
+  securityRead: SecurityRead;
   /** Webhook configurations as the delivery path reads them (cached per process). */
   targets: DeliveryTargets;
   credentials: CredentialStore;

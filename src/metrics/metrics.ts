@@ -26,6 +26,10 @@ export class Metrics {
   readonly httpAborted = this.counter("service_http_aborted_total", "Requests their callers abandoned before the end of the body", ["route"]);
   readonly httpBodiesRefused = this.counter("service_http_bodies_refused_total", "Request bodies refused unread or part-read (too_large, busy)", ["reason"]);
   readonly httpBodyBytes = this.gauge("service_http_body_bytes", "Bytes of request bodies held by the process");
+  readonly forgeSecurityTokens = this.counter("service_forge_security_tokens_total", "Security-read org tokens minted, renewed and revoked on the forges", [
+    "action",
+    "result",
+  ]);
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
 
   constructor(options: { processMetrics?: boolean } = {}) {

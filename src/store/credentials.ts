@@ -43,6 +43,15 @@ export function listWorkflowSecrets(db: Db, teamId: string): Promise<WorkflowSec
   return db.selectFrom("workflow_secrets").selectAll().where("team_id", "=", teamId).orderBy("name").execute();
 }
 
+/** A new value for the secret under the same id (the webhooks that name it keep naming it). */
+export async function updateWorkflowSecretValue(
+  db: Db,
+  id: string,
+  value: Pick<WorkflowSecretsTable, "sealed_key_id" | "sealed_blob" | "last4" | "fingerprint">,
+): Promise<void> {
+  await db.updateTable("workflow_secrets").set(value).where("id", "=", id).execute();
+}
+
 export async function deleteWorkflowSecret(db: Db, id: string): Promise<boolean> {
   const r = await db.deleteFrom("workflow_secrets").where("id", "=", id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;

@@ -41,6 +41,10 @@ export async function ensureRepoBot(db: Db, row: Insertable<RepoBotsTable>): Pro
   return db.selectFrom("repo_bots").selectAll().where("connection_id", "=", row.connection_id).where("repo", "=", row.repo).executeTakeFirstOrThrow();
 }
 
+export function findRepoBot(db: Db, id: string): Promise<RepoBotRow | undefined> {
+  return db.selectFrom("repo_bots").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
 export function findRepoBotOfTeam(db: Db, teamId: string, id: string): Promise<RepoBotRow | undefined> {
   return db.selectFrom("repo_bots").selectAll().where("id", "=", id).where("team_id", "=", teamId).executeTakeFirst();
 }
@@ -74,4 +78,9 @@ export async function deleteRepoBot(db: Db, id: string): Promise<void> {
 /** The webhook config a provisioning made (its `provisioned_by` marker is the repo bot's id). */
 export function findWebhookProvisionedBy(db: Db, marker: string): Promise<WebhookRow | undefined> {
   return db.selectFrom("webhooks").selectAll().where("provisioned_by", "=", marker).orderBy("created_at").executeTakeFirst();
+}
+
+/** Repositories whose security-read token is due for its successor, the most overdue first. */
+export function listRepoBotsDueForSecurityRenewal(db: Db, now: number, limit: number): Promise<RepoBotRow[]> {
+  return db.selectFrom("repo_bots").selectAll().where("security_renew_at", "<=", now).orderBy("security_renew_at").limit(limit).execute();
 }

@@ -44,13 +44,26 @@ export function githubApp(forgeBaseUrl: string | null, credential: AppCredential
         const app = parseAnswer(App, res.data, "the app");
         return { login: `${app.slug}[bot]`, id: app.id };
       }),
-    /** A new installation token (auth-app's own cache is bypassed: InstallationTokens decides when). */
-    installationToken: () =>
+    /**
+     * A new installation token (auth-app's own cache is bypassed: the caller decides when), with
+     * the installation's permissions or, when named, only these.
+     */
+    installationToken: (permissions?: Record<string, "read" | "write">) =>
       answered(async (): Promise<InstallationToken> => {
-        const minted = await auth({ type: "installation", refresh: true });
+        const minted = await auth({ type: "installation", refresh: true, ...(permissions && { permissions }) });
         const expiresAt = Date.parse(minted.expiresAt);
         if (!Number.isFinite(expiresAt)) throw forgeFailure("forge_unavailable", "the installation token came without an expiry");
         return { token: minted.token, expiresAt };
+      }),
+    /** Revokes an installation token with itself (`DELETE /installation/token`); one already expired is gone. */
+    revokeInstallationToken: (token: string) =>
+      answered(async () => {
+        try {
+          await pinned("DELETE /installation/token", { headers: { authorization: `token ${token}` } });
+        } catch (err) {
+          if (forgeB.failureOf(err)?.status === 401) return;
+          throw err;
+        }
       }),
   };
 }

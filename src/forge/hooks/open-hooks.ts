@@ -26,11 +26,16 @@ export interface HookOptions {
 const PROVISION_DEADLINE_MS = 20_000;
 const CALL_TIMEOUT_MS = 8_000;
 
-/**
- * A connection's hook calls, on the same API root and token header as its lane client (the
- * forge modules' rules), through the guarded fetch, so the token goes to that root alone.
- */
+/** A connection's hook calls (see {@link openForgeHttp}). */
 export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget, options: HookOptions = {}): ForgeHooks {
+  return hookModules[provider].build(openForgeHttp(provider, target), options);
+}
+
+/**
+ * A connection's provisioning calls, on the same API root and token header as its lane client
+ * (the forge modules' rules), through the guarded fetch, so the token goes to that root alone.
+ */
+export function openForgeHttp(provider: ForgeProviderName, target: ForgeTarget): HookHttp {
   const module = forgeModules[provider];
   const base = parseForgeBaseUrl(target.forgeBaseUrl);
   const apiRoot = base === "bad" ? null : module.apiRoot(base);
@@ -42,6 +47,5 @@ export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget,
     callTimeoutMs: CALL_TIMEOUT_MS,
     retryRateLimits: true,
   });
-  const { build, headers } = hookModules[provider];
-  return build(hookHttp(fetch, apiRoot, headers), options);
+  return hookHttp(fetch, apiRoot, hookModules[provider].headers);
 }

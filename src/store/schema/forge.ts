@@ -37,6 +37,13 @@ export interface RepoBotsTable {
   auto_fix_on_gate_failure: number;
   /** Epoch ms until which one provision holds the right to write this repository's hook. */
   writing_until: ColumnType<number, number | undefined, number>;
+  /** The security-read org token (security_read_enabled): the workflow secret holding it; null when not minted. */
+  security_secret_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The forge's id for the token (GitLab's); null on GitHub, whose installation tokens have none. */
+  security_forge_token_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Epoch ms: when the token stops working, and when its successor is minted. */
+  security_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  security_renew_at: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }

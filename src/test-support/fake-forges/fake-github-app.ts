@@ -19,7 +19,15 @@ export interface FakeAppOptions {
 
 /** A GitHub App on the fake GitHub: `GET /app` and installation tokens by JWT, the installation's repositories by token. */
 export class FakeGitHubApp {
-  readonly issued: { token: string; expiresAt: number }[] = [];
+  readonly issued: { token: string; expiresAt: number; permissions: Record<string, string> | undefined; revoked: boolean }[] = [];
+  /** Permissions the installation was granted: a token asking for more is refused (422), as GitHub does. */
+  granted: Record<string, string> = {
+    administration: "write",
+    metadata: "read",
+    security_events: "read",
+    vulnerability_alerts: "read",
+    secret_scanning_alerts: "read",
+  };
   readonly repositories: string[] = [WORLD.repo];
 
   private constructor(
@@ -45,7 +53,7 @@ export class FakeGitHubApp {
 
   private tokenValid(req: RecordedRequest): boolean {
     const presented = String(req.headers.authorization ?? "").replace(/^(bearer|token) /i, "");
-    return this.issued.some((t) => t.token === presented && t.expiresAt > this.o.now());
+    return this.issued.some((t) => t.token === presented && !t.revoked && t.expiresAt > this.o.now());
   }
 
   private routes(): Route[] {
@@ -65,15 +73,32 @@ export class FakeGitHubApp {
         answer: ({ id }, req) => {
           if (!this.jwtValid(req)) return unauthorized;
           if (Number(id) !== this.o.installationId) return json(404, { message: "Not Found" });
-          const minted = { token: `ghs_installation${this.issued.length + 1}`, expiresAt: this.o.now() + 3_600_000 };
+          const asked = (req.body as { permissions?: Record<string, string> } | undefined)?.permissions;
+          if (
+            asked &&
+            Object.entries(asked).some(([name, level]) => this.granted[name] === undefined || (level === "write" && this.granted[name] !== "write"))
+          ) {
+            return json(422, { message: "The permissions requested are not granted to this installation.", documentation_url: "https://docs.github.com/rest" });
+          }
+          const minted = { token: `ghs_installation${this.issued.length + 1}`, expiresAt: this.o.now() + 3_600_000, permissions: asked, revoked: false };
           this.issued.push(minted);
           const body: DeepPartial<Schemas["installation-token"]> = {
             token: minted.token,
             expires_at: new Date(minted.expiresAt).toISOString(),
-            permissions: { administration: "write" },
+            permissions: asked ?? this.granted,
             repository_selection: "selected",
           };
           return json(201, body);
+        },
+      },
+      {
+        method: "DELETE",
+        path: /^\/installation\/token$/,
+        answer: (_p, req) => {
+          if (!this.tokenValid(req)) return json(401, { message: "Bad credentials" });
+          const presented = String(req.headers.authorization).replace(/^(bearer|token) /i, "");
+          this.issued.find((t) => t.token === presented)!.revoked = true;
+          return { status: 204 };
         },
       },
       {

@@ -1,0 +1,255 @@
+import { generateKeyPairSync } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixture } from "../../intake/fixtures/fixtures.js";
+import { findRun } from "../../store/runs.js";
+import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
+import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
+import { FakeGitHubApp } from "../../test-support/fake-forges/fake-github-app.js";
+import { FakeGitLab } from "../../test-support/fake-forges/fake-gitlab.js";
+import { FakeGroupTokens } from "../../test-support/fake-forges/fake-group-tokens.js";
+import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
+
+const DAY = 24 * 3_600_000;
+const MINUTE = 60_000;
+/** The fixture merge request's project. */
+const GL_REPO = "acme/platform/gitlab-test";
+
+describe.each(storeKinds())("security_read_enabled on GitLab on %s", (kind) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let gl: FakeGitLab;
+  let hooks: FakeHooks;
+  let tokens: FakeGroupTokens;
+  let connectionId = "";
+  const provision = (body: Record<string, unknown> = {}) =>
+    seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, { connection_id: connectionId, repo: GL_REPO, bot_ids: ["review-pr"], ...body });
+  const secrets = async () => (await seed.member.api.get(`/api/teams/${seed.team.id}/secrets`)).body.secrets as { id: string; name: string; last4: string }[];
+  const overridesOf = async (webhookId: string) => (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${webhookId}`)).body.secret_overrides;
+  const tokenWrites = () => gl.server.requests.filter((r) => r.method !== "GET" && r.path.includes("/access_tokens"));
+  const metric = async (action: string, result: string) => {
+    const text = await t.services.metrics.text();
+    return Number(new RegExp(`service_forge_security_tokens_total\\{action="${action}",result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    seed = await seedTenancy(t);
+    gl = await FakeGitLab.start();
+    hooks = FakeHooks.mount(gl.server, "gitlab");
+    hooks.hooks.set(GL_REPO, []);
+    hooks.hooks.set("elsewhere/tool", []);
+    tokens = FakeGroupTokens.mount(gl.server);
+    gl.tokenOwner.login = "gateway-bot";
+    const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+      provider: "gitlab",
+      base_url: gl.server.url,
+      token: "glpat-owner",
+    });
+    expect(c.status).toBe(201);
+    connectionId = c.body.id;
+  });
+  afterAll(async () => {
+    await gl.server.close();
+    await t.close();
+  });
+
+  it("mints a read_api group token on the repository's top-level group, keeps it sealed as a team secret, and hands it to the repository's runs", async () => {
+    const minted = await metric("mint", "ok");
+    const r = await provision({ security_read_enabled: true });
+    expect(r.status).toBe(200);
+    expect(r.body.forge_written).toBe(true);
+    const [token] = tokens.active();
+    expect(token).toMatchObject({
+      group: "acme",
+      scopes: ["read_api"],
+      accessLevel: 30,
+      expiresAt: new Date(t.clock.now() + 30 * DAY).toISOString().slice(0, 10),
+    });
+    expect(r.body.security_read).toEqual({ enabled: true, secret_id: expect.any(String), expires_at: `${token!.expiresAt}T00:00:00.000Z` });
+    const secret = (await secrets()).find((s) => s.id === r.body.security_read.secret_id)!;
+    expect(secret.last4).toBe(token!.token.slice(-4));
+    expect(await overridesOf(r.body.webhook_id)).toEqual({ FORGE_SECURITY_READ: secret.id });
+    expect(JSON.stringify(r.body)).not.toContain(token!.token);
+    expect(t.logs.join("\n")).not.toContain(token!.token);
+    expect(await metric("mint", "ok")).toBe(minted + 1);
+
+    // A merge request opened on the repository launches a run, which is handed the token at spawn.
+    const hook = hooks.of(GL_REPO)[0]!;
+    const res = await t.app.inject({
+      method: "POST",
+      url: new URL(hook.url).pathname,
+      payload: JSON.stringify(fixture("gitlab-merge-request-open")),
+      headers: { "content-type": "application/json", "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": hook.secret },
+    });
+    const answer = JSON.parse(res.body);
+    expect(answer.status).toBe("launched");
+    const run = (await findRun(t.store.db, answer.run_id))!;
+    const handed = await t.services.runCredentials.handOver(run, 1, []);
+    expect(handed).toEqual({ kind: "handed", env: { BOT_SECRET_FORGE_SECURITY_READ: token!.token } });
+  });
+
+  it("does not touch the forge when the token is already minted (or already withdrawn)", async () => {
+    const writes = tokenWrites().length;
+    const again = await provision({ security_read_enabled: true });
+    expect(again.body).toMatchObject({ forge_written: false, security_read: { enabled: true } });
+    expect(tokenWrites()).toHaveLength(writes);
+    expect(tokens.active()).toHaveLength(1);
+  });
+
+  it("renews the token through GitLab's rotate a week before it expires, under the same secret", async () => {
+    const before = tokens.active()[0]!;
+    const rb = (await provision()).body;
+    expect(await t.services.securityRead.renewDue()).toBe(0);
+    t.clock.advance(23 * DAY + MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    expect(before.revoked).toBe(true);
+    const after = tokens.active();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.expiresAt).toBe(new Date(t.clock.now() + 30 * DAY).toISOString().slice(0, 10));
+    expect((await t.services.credentials.openSecret(rb.security_read.secret_id, seed.team.id))!.value).toBe(after[0]!.token);
+    expect((await provision()).body.security_read.expires_at).toBe(`${after[0]!.expiresAt}T00:00:00.000Z`);
+    expect(await t.services.securityRead.renewDue()).toBe(0);
+  });
+
+  it("withdraws: revoked on GitLab, the secret and the webhook's override gone; a second withdraw writes nothing", async () => {
+    const r = await provision({ security_read_enabled: false });
+    expect(r.body).toMatchObject({ forge_written: true, security_read: { enabled: false } });
+    expect(tokens.active()).toHaveLength(0);
+    expect((await secrets()).filter((s) => s.name.startsWith("forge_security_read_"))).toHaveLength(0);
+    expect(await overridesOf(r.body.webhook_id)).toEqual({});
+    const writes = tokenWrites().length;
+    expect((await provision({ security_read_enabled: false })).body.forge_written).toBe(false);
+    expect(tokenWrites()).toHaveLength(writes);
+  });
+
+  it("withdraws a token left on GitLab by a mint that crashed before its commit, when it mints again", async () => {
+    const rb = (await provision()).body;
+    tokens.tokens.push({
+      id: 1,
+      group: "acme",
+      name: `security read (${rb.id})`,
+      token: "glpat-orphan",
+      scopes: ["read_api"],
+      accessLevel: 30,
+      expiresAt: "2030-01-01",
+      revoked: false,
+    });
+    await provision({ security_read_enabled: true });
+    expect(tokens.active().map((x) => x.token)).not.toContain("glpat-orphan");
+    expect(tokens.active()).toHaveLength(1);
+  });
+
+  it("answers 422 when GitLab refuses the group, and keeps nothing", async () => {
+    const failed = await metric("mint", "failed");
+    const count = (await secrets()).length;
+    const r = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+      connection_id: connectionId,
+      repo: "elsewhere/tool",
+      security_read_enabled: true,
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).not.toContain("glpat");
+    expect(await secrets()).toHaveLength(count);
+    expect(await metric("mint", "failed")).toBe(failed + 1);
+    const rb = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repo-bots`)).body.repo_bots.find(
+      (x: { repo: string }) => x.repo === "elsewhere/tool",
+    );
+    expect(rb.security_read).toEqual({ enabled: false });
+  });
+
+  it("revokes the token when the repository is deprovisioned, and deletes its secret", async () => {
+    const rb = (await provision({ security_read_enabled: true })).body;
+    expect(tokens.active()).toHaveLength(1);
+    expect((await seed.teamAdmin.api.delete(`/api/teams/${seed.team.id}/forge/repo-bots/${rb.id}`)).status).toBe(204);
+    expect(tokens.active()).toHaveLength(0);
+    expect((await secrets()).find((s) => s.id === rb.security_read.secret_id)).toBeUndefined();
+  });
+});
+
+describe.each(storeKinds())("security_read_enabled on GitHub and Forgejo on %s", (kind) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let gh: FakeGitHub;
+  let app: FakeGitHubApp;
+  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const repoBots = () => `/api/teams/${seed.team.id}/forge/repo-bots`;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    seed = await seedTenancy(t);
+    gh = await FakeGitHub.start();
+    FakeHooks.mount(gh.server, "github");
+    app = FakeGitHubApp.mount(gh.server, { id: 7, slug: "acme-review", installationId: 42, publicKey: keys.publicKey, now: () => t.clock.now() });
+  });
+  afterAll(async () => {
+    await gh.server.close();
+    await t.close();
+  });
+
+  const connect = async (body: Record<string, unknown>) =>
+    (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, body)).body.id as string;
+
+  it("mints an installation token limited to the security-read permissions, replaces it half an hour before its hour ends, revokes it on withdraw", async () => {
+    const id = await connect({
+      provider: "github",
+      base_url: gh.server.url,
+      app_id: 7,
+      private_key: keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+      installation_id: 42,
+    });
+    const r = await seed.teamAdmin.api.post(repoBots(), { connection_id: id, repo: "acme/widgets", security_read_enabled: true });
+    expect(r.status).toBe(200);
+    const limited = app.issued.filter((i) => i.permissions !== undefined);
+    expect(limited).toHaveLength(1);
+    expect(limited[0]!.permissions).toEqual({ security_events: "read", vulnerability_alerts: "read", secret_scanning_alerts: "read", metadata: "read" });
+    const secretOf = async () => (await t.services.credentials.openSecret(r.body.security_read.secret_id, seed.team.id))!.value;
+    expect(await secretOf()).toBe(limited[0]!.token);
+
+    t.clock.advance(29 * MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(0);
+    t.clock.advance(2 * MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    const [first, second] = app.issued.filter((i) => i.permissions !== undefined);
+    // The one before lives out its hour: a run holding it is not cut off.
+    expect(first!.revoked).toBe(false);
+    expect(await secretOf()).toBe(second!.token);
+
+    const off = await seed.teamAdmin.api.post(repoBots(), { connection_id: id, repo: "acme/widgets", security_read_enabled: false });
+    expect(off.body.security_read).toEqual({ enabled: false });
+    expect(second!.revoked).toBe(true);
+  });
+
+  it("answers 422 when the App was not granted the permissions", async () => {
+    app.granted = { administration: "write", metadata: "read" };
+    const id = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/connections`)).body.connections[0].id;
+    const r = await seed.teamAdmin.api.post(repoBots(), { connection_id: id, repo: "acme/widgets", security_read_enabled: true });
+    expect(r.status).toBe(422);
+    expect(r.body.security_read).toBeUndefined();
+  });
+
+  it("answers 422 before writing anything for a GitHub token connection and for Forgejo", async () => {
+    const fj = await FakeForgejo.start();
+    try {
+      const fjHooks = FakeHooks.mount(fj.server, "forgejo");
+      const ghHooks = FakeHooks.mount(gh.server, "github");
+      ghHooks.hooks.set("acme/tokened", []);
+      const byToken = await connect({ provider: "github", base_url: gh.server.url, token: "ghp_x" });
+      const forgejo = await connect({ provider: "forgejo", base_url: fj.server.url, token: "fj_x" });
+      for (const [connection_id, repo, why] of [
+        [byToken, "acme/tokened", /GitHub App/],
+        [forgejo, "acme/widgets", /Forgejo/],
+      ] as const) {
+        const r = await seed.teamAdmin.api.post(repoBots(), { connection_id, repo, security_read_enabled: true });
+        expect(r.status).toBe(422);
+        expect(r.body).toMatchObject({ error: "unprocessable", field: "security_read_enabled", detail: expect.stringMatching(why) });
+      }
+      expect(fjHooks.writes()).toHaveLength(0);
+      expect(ghHooks.of("acme/tokened")).toHaveLength(0);
+      const listed = (await seed.member.api.get(repoBots())).body.repo_bots.map((x: { repo: string }) => x.repo);
+      expect(listed).not.toContain("acme/tokened");
+    } finally {
+      await fj.server.close();
+    }
+  });
+});
