@@ -28,6 +28,7 @@ import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, L
 import type { ParkedLaunches, ParkResult } from "./parked/parked-launches.js";
 import { PlanLaunches } from "./plan-launch.js";
 import type { IssueCards } from "./issue-cards.js";
+import type { BoardCardRow } from "../store/board.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
 import { BoundedMap } from "../core/bounded-map.js";
 
@@ -212,6 +213,13 @@ export class DeliveryIntake {
       }
       case "launch": {
         const issue = decision.launches[0];
+        // An issue with a card on the board is launched by its card alone, so `/approve` approves the card.
+        const card = config.board_mode !== "off" && issue?.card?.approval ? await this.deps.cards.cardOf(config, issue) : undefined;
+        if (card) {
+          const admitted = await admitAlone();
+          if (admitted.kind !== "admitted") return refuse(admitted);
+          return this.approveOnBoard(row, issue!, card);
+        }
         if (config.board_mode === "coordinate" && issue?.card) {
           const admitted = await admitAlone();
           if (admitted.kind !== "admitted") return refuse(admitted);
@@ -287,6 +295,18 @@ export class DeliveryIntake {
     const reason = `card ${placed.cardId} ${placed.created ? "put" : "already"} on the board: the dispatcher launches it`;
     const deliveryId = await this.recordNow(base, "accepted", { reason });
     return { kind: "carded", deliveryId, cardId: placed.cardId, created: placed.created };
+  }
+
+  /** `/approve` on an issue with a card: the card is approved when it waits (the dispatcher launches it), else nothing. */
+  private async approveOnBoard(row: Base, plan: LaunchPlan, card: BoardCardRow): Promise<DeliveryOutcome> {
+    const base = Object.assign({}, row, { bot_id: plan.botId, subject_id: plan.subjectId });
+    if (!(await this.deps.cards.approve(card, plan))) {
+      const reason = `card ${card.id} is not waiting for an approval: the board launches the issue`;
+      return { kind: "filtered", reason, deliveryId: await this.recordNow(base, "filtered", { reason }) };
+    }
+    const reason = `card ${card.id} approved: the dispatcher launches it`;
+    const deliveryId = await this.recordNow(base, "accepted", { reason });
+    return { kind: "carded", deliveryId, cardId: card.id, created: false };
   }
 
   /** An untrusted author's issue: its card waits on the board for a team admin's approval; the reason says so. */

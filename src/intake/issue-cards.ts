@@ -2,12 +2,12 @@ import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
-import { findCardByIssue, insertCard, newCardRow, trackCard } from "../store/board.js";
+import { type BoardCardRow, findCardByIssue, insertCard, newCardRow, trackCard, updateCardIfUnchanged } from "../store/board.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
-import { NEEDS_APPROVAL } from "../surfaces/board-service.js";
+import { approvalOf, NEEDS_APPROVAL } from "../surfaces/board-service.js";
 
 export type Carded = { kind: "carded"; cardId: string; created: boolean } | { kind: "denied"; denial: LaunchDenial };
 
@@ -36,6 +36,17 @@ export class IssueCards {
   /** An untrusted author's issue: its card waits, ready but labelled needs:approval (it launches nothing yet, so no pre-check). */
   parkForApproval(config: WebhookConfig, plan: LaunchPlan): Promise<Extract<Carded, { kind: "carded" }>> {
     return this.place(config, plan, [NEEDS_APPROVAL]);
+  }
+
+  /** The issue's card, if it has one. */
+  cardOf(config: WebhookConfig, plan: LaunchPlan): Promise<BoardCardRow | undefined> {
+    return findCardByIssue(this.deps.store.db, config.tenant_id, plan.card!.issueRef);
+  }
+
+  /** The forge's approval of a card waiting for one, with the approver's variables; false when it does not wait (or no longer). */
+  async approve(card: BoardCardRow, plan: LaunchPlan): Promise<boolean> {
+    const patch = approvalOf(card, this.deps.clock.now(), plan.card?.approval);
+    return patch !== undefined && updateCardIfUnchanged(this.deps.store.db, card, patch);
   }
 
   private async place(config: WebhookConfig, plan: LaunchPlan, labels: string[]): Promise<Extract<Carded, { kind: "carded" }>> {

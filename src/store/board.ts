@@ -52,6 +52,12 @@ export async function updateCard(db: Db, id: string, from: readonly BoardColumn[
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** The patch applied only while the card's labels are still those read (a compare-and-set); false when they moved meanwhile. */
+export async function updateCardIfUnchanged(db: Db, card: Pick<BoardCardRow, "id" | "labels">, patch: Updateable<BoardCardsTable>): Promise<boolean> {
+  const r = await db.updateTable("board_cards").set(patch).where("id", "=", card.id).where("labels", "=", card.labels).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /**
  * Leases ready cards that are due and not waiting for approval, oldest first: each goes to one
  * dispatcher until `leaseUntil`. The lease is taken by a conditional update per card, so two

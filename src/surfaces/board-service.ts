@@ -12,6 +12,21 @@ import { launchTargetColumns, type LaunchTargetInput } from "./surface-fields.js
 
 /** The label that keeps a card from being dispatched until a team admin approves it. */
 export const NEEDS_APPROVAL = "needs:approval";
+
+/**
+ * A card's approval, on the board or from the forge (`/approve` on its issue): needs:approval
+ * lifted, and the approver's variables added; undefined when the card is not waiting for one.
+ */
+export function approvalOf(card: Pick<q.BoardCardRow, "labels" | "vars">, now: number, vars: Record<string, string> = {}) {
+  const labels = JSON.parse(card.labels) as string[];
+  if (!labels.includes(NEEDS_APPROVAL)) return undefined;
+  return {
+    labels: JSON.stringify(labels.filter((l) => l !== NEEDS_APPROVAL)),
+    ...(Object.keys(vars).length > 0 && { vars: JSON.stringify({ ...(JSON.parse(card.vars) as Record<string, string>), ...vars }) }),
+    provenance: "approved",
+    updated_at: now,
+  };
+}
 /** Columns a person may move a card to; `running` is the dispatcher's alone. */
 const MOVABLE: readonly BoardColumn[] = ["backlog", "ready", "done", "blocked"];
 const TITLE_MAX = 500;
@@ -119,10 +134,8 @@ export class BoardService {
   /** Lifts `needs:approval` (team admin): the card is dispatched when ready. */
   async approve(p: Principal, teamId: string, id: string) {
     await this.deps.access.team(p, teamId, "admin");
-    const card = await this.find(teamId, id);
-    const labels = JSON.parse(card.labels) as string[];
-    if (!labels.includes(NEEDS_APPROVAL)) throw conflict(`the card is not waiting for approval (${NEEDS_APPROVAL})`);
-    const patch = { labels: JSON.stringify(labels.filter((l) => l !== NEEDS_APPROVAL)), provenance: "approved", updated_at: this.deps.clock.now() };
+    const patch = approvalOf(await this.find(teamId, id), this.deps.clock.now());
+    if (!patch) throw conflict(`the card is not waiting for approval (${NEEDS_APPROVAL})`);
     await q.updateCard(this.deps.store.db, id, MOVABLE, patch);
     return cardView(await this.find(teamId, id));
   }

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliver, forgeHook, githubLikeIssueOpened, startForgeWorld, type ForgeWorld } from "../../test-support/forge-deliveries.js";
+import {
+  deliver,
+  forgeHook,
+  githubLikeComment,
+  githubLikeIssueOpened,
+  startForgeWorld,
+  type ForgeWorld,
+  type Hook,
+} from "../../test-support/forge-deliveries.js";
+import { WORLD } from "../../test-support/fake-forges/world.js";
 import { storeKinds } from "../../test-support/harness.js";
 
 let issueNumber = 300;
@@ -87,6 +96,46 @@ describe.each(storeKinds())("issue lanes and the board on %s", (kind) => {
     expect(res.body.status).toBe("filtered");
     expect(res.body.reason).toMatch(/^issue author mallory is not trusted: .*\(none\); card card_\w+ waits on the board for approval$/);
     expect(await cardOf(ref)).toMatchObject({ column: "ready", labels: ["needs:approval"], bot: "improve" });
+  });
+
+  /** `/approve` on the issue, by a developer the fake forge gives write. */
+  const approveOnForge = (hook: Hook, payload: Record<string, any>) => {
+    const c = githubLikeComment("forge_b", "/approve looks fine", WORLD.maria.login, { onIssue: true });
+    Object.assign(c.issue, { number: payload.issue.number, html_url: payload.issue.html_url, title: payload.issue.title, body: payload.issue.body });
+    return deliver(w, hook, "issue_comment", c);
+  };
+  const runsOfIssue = async (ref: string) =>
+    (await w.seed.member.api.get(`/api/teams/${w.seed.team.id}/runs?limit=500`)).body.runs.filter(
+      (r: { vars: Record<string, string> }) => r.vars.source_issue_ref === ref,
+    );
+
+  it("track: a card approved on the board is not launched again by /approve on the forge", async () => {
+    const hook = await hookWith("track");
+    const { payload, ref } = issue(undefined);
+    await deliver(w, hook, "issues", payload);
+    const card = await cardOf(ref);
+    expect((await w.seed.teamAdmin.api.post(`/api/teams/${w.seed.team.id}/board/cards/${card.id}/approve`)).status).toBe(200);
+    expect((await w.t.services.boardDispatcher.dispatch()).get(card.id)).toBe("launched");
+    const res = await approveOnForge(hook, payload);
+    expect(res.body).toMatchObject({ status: "filtered", reason: `card ${card.id} is not waiting for an approval: the board launches the issue` });
+    expect(await runsOfIssue(ref)).toHaveLength(1);
+  });
+
+  it.each(["track", "coordinate"])("%s: /approve on the forge approves the waiting card, which the dispatcher launches once", async (mode) => {
+    const hook = await hookWith(mode);
+    const { payload, ref } = issue(undefined);
+    await deliver(w, hook, "issues", payload);
+    const card = await cardOf(ref);
+    const res = await approveOnForge(hook, payload);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: "accepted", card_id: card.id, card_created: false });
+    expect(await cardOf(ref)).toMatchObject({ column: "ready", labels: [], provenance: "approved" });
+    expect((await w.t.services.boardDispatcher.dispatch()).get(card.id)).toBe("launched");
+    const [run] = await runsOfIssue(ref);
+    expect(run.vars).toMatchObject({ approved_by: WORLD.maria.login, approval_reason: "looks fine", card_id: card.id });
+    expect((await approveOnForge(hook, payload)).body.status).toBe("filtered");
+    expect((await w.seed.teamAdmin.api.post(`/api/teams/${w.seed.team.id}/board/cards/${card.id}/approve`)).status).toBe(409);
+    expect(await runsOfIssue(ref)).toHaveLength(1);
   });
 
   it("leaves the board alone when board_mode is off", async () => {

@@ -4,6 +4,8 @@ export interface CardSeed {
   body: string;
   /** The issue's URL (else its subject id): one card per issue and team. */
   issueRef: string;
+  /** A forge approval (`/approve`) of the issue: where the issue's card waits for one, the card is approved instead of launched. */
+  approval?: Record<string, string>;
 }
 
 /** One run to launch; each bot of a fan-out gets its own plan, key and variables. */

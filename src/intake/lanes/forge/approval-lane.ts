@@ -51,6 +51,7 @@ export function decideApproval(
         projectPath: plans.path,
         repoUrl: event.repoUrl,
         repoRef: event.defaultBranch,
+        ...(plans.launches[0]?.card && { card: { ...plans.launches[0].card, approval } }),
       },
     },
   };
