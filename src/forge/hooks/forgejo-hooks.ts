@@ -1,8 +1,8 @@
 import { Type } from "typebox";
 import { ownerAndName } from "../forge-module.js";
 import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
-import type { ForgeHooks, HookSpec } from "./forge-hooks.js";
-import { deleteOrGone, encodedPath, type HookHttp } from "./hook-http.js";
+import type { ForgeHooks, HookSpec, HookState } from "./forge-hooks.js";
+import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "./hook-http.js";
 
 /** The events forge_c's lanes handle, in Gitea's hook event names. */
 export const FORGEJO_HOOK_EVENTS = [
@@ -15,12 +15,17 @@ export const FORGEJO_HOOK_EVENTS = [
   "issue_comment",
 ];
 
-const Hook = Type.Object({ id: AnswerId, config: Type.Object({ url: Type.Optional(Type.String()) }) });
+const Hook = Type.Object({
+  id: AnswerId,
+  active: Type.Optional(Type.Boolean()),
+  events: Type.Optional(Type.Array(Type.String())),
+  config: Type.Object({ url: Type.Optional(Type.String()) }),
+});
 const Repo = Type.Object({ full_name: Type.String(), permissions: Type.Optional(Type.Object({ admin: Type.Boolean() })) });
 
-const hookOf = (data: unknown) => {
+const hookOf = (data: unknown): HookState => {
   const h = parseAnswer(Hook, data, "a repository hook");
-  return { id: idText(h.id), url: h.config.url ?? "" };
+  return { id: idText(h.id), url: h.config.url ?? "", active: h.active ?? true, events: h.events };
 };
 
 // https://forgejo.org/docs/latest/user/api-usage/ (Gitea's /repos/{owner}/{repo}/hooks).
@@ -29,14 +34,16 @@ export function forgejoHooks(http: HookHttp): ForgeHooks {
     ownerAndName(repo);
     return `repos/${encodedPath(repo)}/hooks`;
   };
+  const hook = (repo: string, id: string) => `${hooks(repo)}/${encodeURIComponent(id)}`;
   const config = (spec: HookSpec) => ({ url: spec.url, content_type: "json", secret: spec.secret });
   return {
+    neededEvents: FORGEJO_HOOK_EVENTS,
     listHooks: async (repo) => (await http.all(`${hooks(repo)}?limit=50`)).map(hookOf),
+    getHook: async (repo, id) => readOrGone(async () => hookOf(await http.call("GET", hook(repo, id)))),
     createHook: async (repo, spec) =>
       hookOf(await http.call("POST", hooks(repo), { type: "forgejo", active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
-    updateHook: async (repo, id, spec) =>
-      hookOf(await http.call("PATCH", `${hooks(repo)}/${encodeURIComponent(id)}`, { active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
-    deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", `${hooks(repo)}/${encodeURIComponent(id)}`)),
+    updateHook: async (repo, id, spec) => hookOf(await http.call("PATCH", hook(repo, id), { active: true, events: FORGEJO_HOOK_EVENTS, config: config(spec) })),
+    deleteHook: (repo, id) => deleteOrGone(() => http.call("DELETE", hook(repo, id))),
     listRepos: async () => {
       const repos = parseAnswer(Type.Array(Repo), await http.all("user/repos?limit=50"), "repositories");
       return repos.filter((r) => r.permissions?.admin !== false).map((r) => ({ repo: r.full_name }));

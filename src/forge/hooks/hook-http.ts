@@ -48,11 +48,19 @@ export const encodedPath = (repo: string) => repo.split("/").map(encodeURICompon
 
 /** A delete that finds the hook already gone has done its work. */
 export async function deleteOrGone(call: () => Promise<unknown>): Promise<boolean> {
-  try {
+  const deleted = await readOrGone(async () => {
     await call();
     return true;
+  });
+  return deleted ?? false;
+}
+
+/** The forge's answer, or undefined when it says the thing is not there (404, 410). */
+export async function readOrGone<T>(call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
   } catch (err) {
-    if (err instanceof ForgeFailure && err.error.code === "not_found") return false;
+    if (err instanceof ForgeFailure && err.error.code === "not_found") return undefined;
     throw err;
   }
 }

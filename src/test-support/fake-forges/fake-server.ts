@@ -36,7 +36,8 @@ export interface Fault {
 export interface Route {
   method: string;
   path: RegExp;
-  answer(params: Record<string, string>, request: RecordedRequest, url: URL): Answer;
+  /** A promise for routes that call out first (GitLab's hook test delivers before it answers). */
+  answer(params: Record<string, string>, request: RecordedRequest, url: URL): Answer | Promise<Answer>;
 }
 
 /** A forge's API on 127.0.0.1, serving a route table under a prefix, recording every request. */
@@ -102,10 +103,10 @@ export class FakeServer {
     if (res.destroyed) return;
     if (fault?.redirectTo) return send(res, { status: fault.status ?? 302, headers: { location: fault.redirectTo, ...fault.headers } });
     if (fault?.status) return send(res, { status: fault.status, body: fault.body ?? { message: `fault ${fault.status}` }, headers: fault.headers });
-    send(res, this.route(recorded));
+    send(res, await this.route(recorded));
   }
 
-  private route(request: RecordedRequest): Answer {
+  private route(request: RecordedRequest): Answer | Promise<Answer> {
     const url = new URL(request.path, this.url);
     if (url.pathname.startsWith(`${this.prefix}/`)) {
       const path = url.pathname.slice(this.prefix.length);
