@@ -33,6 +33,8 @@ export interface RepoBotsTable {
   /** The hook's id on the forge, and the address it was last told; null until a forge write is committed. */
   hook_id: string | null;
   hook_url: string | null;
+  /** Epoch ms when the hook's secret was last committed (provision or repair); null until then. */
+  hook_written_at: ColumnType<number | null, number | null | undefined, number | null>;
   gate_context: string | null;
   auto_fix_on_gate_failure: number;
   /** Epoch ms until which one provision holds the right to write this repository's hook. */
