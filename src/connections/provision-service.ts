@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { ChangeFeed } from "../core/change-feed.js";
+import { conflict, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import { ForgeFailure } from "../forge/forge-errors.js";
@@ -87,25 +88,59 @@ export class ProvisionService {
     return this.view(teamId, rb.id, hookWritten || tokenWritten);
   }
 
-  /** The hook told the address and a fresh token, under the repository's write lease; false when a provision before did it. */
-  private writeHookOnce(p: Principal, team: TeamRow, conn: OpenConnection, rb: f.RepoBotRow, webhookId: string, address: string): Promise<boolean> {
+  /**
+   * Writes the hook again whatever the stored state says (made again if gone, turned on,
+   * subscribed, pointed at its address, with a fresh token): the provision's write, forced.
+   */
+  async repair(p: Principal, teamId: string, repoBotId: string): Promise<void> {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    const db = this.deps.store.db;
+    const rb = await f.findRepoBotOfTeam(db, teamId, repoBotId);
+    if (!rb) throw notFound("repo bot");
+    const webhook = await f.findWebhookProvisionedBy(db, rb.id);
+    if (!webhook) throw conflict("this repository's provision did not finish; provision it again");
+    const conn = await this.deps.connections.open(db, teamId, rb.connection_id);
+    const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhook.id);
+    await this.writeHookOnce(p, team, conn, rb, webhook.id, address, true);
+    const hooks = await conn.hooks();
+    if (!hooks.enableHook) return;
+    // GitLab keeps a hook it disabled for failing disabled through an edit: its test delivery, signed
+    // with the token just committed, enables it. A refused test leaves it so, as the next health read says.
+    const hookId = (await f.findRepoBotOfTeam(db, teamId, rb.id))!.hook_id!;
+    const state = await hooks.getHook(rb.repo, hookId).catch(() => undefined);
+    if (state?.active === false) await hooks.enableHook(rb.repo, hookId).catch(() => undefined);
+  }
+
+  /**
+   * The hook told the address and a fresh token, under the repository's write lease; false when a
+   * provision before did it. `repair`: written even when nothing moved, and audited as such.
+   */
+  private writeHookOnce(
+    p: Principal,
+    team: TeamRow,
+    conn: OpenConnection,
+    rb: f.RepoBotRow,
+    webhookId: string,
+    address: string,
+    repair = false,
+  ): Promise<boolean> {
     const { store, clock } = this.deps;
     const teamId = team.id;
     const repo = rb.repo;
     return withRepoBotLease(store, clock, rb.id, async () => {
       // Read again under the lease: a provision that held it before may have done the work.
       const current = (await f.findRepoBotOfTeam(store.db, teamId, rb.id))!;
-      if (current.hook_id !== null && current.hook_url === address) return false;
+      if (!repair && current.hook_id !== null && current.hook_url === address) return false;
       const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
       const hooks = await conn.hooks();
       const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
       await store.tx(async (tx) => {
         await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });
-        await f.updateRepoBot(tx, rb.id, { hook_id: hook.id, hook_url: address, updated_at: clock.now() });
+        await f.updateRepoBot(tx, rb.id, { hook_id: hook.id, hook_url: address, hook_written_at: clock.now(), updated_at: clock.now() });
         await this.deps.audit.record(tx, {
           actorId: p.userId,
-          action: "forge.provision",
+          action: repair ? "forge.repair" : "forge.provision",
           targetType: "repo_bot",
           targetId: rb.id,
           orgId: team.org_id,
