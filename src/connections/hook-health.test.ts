@@ -83,7 +83,7 @@ describe("judgeHookHealth", () => {
     const failing = judgeHookHealth({ ...healthy, deliveries: summary(401, 401, 200) }).problems[0]!.detail;
     expect(failing).toBe("the forge's last 2 of 3 deliveries failed; the latest, at 2026-11-21T11:03:00Z, was answered 401");
     const denied = judgeHookHealth({ ...healthy, forge: { unreachable: { code: "forge_denied", reason: "the forge answered 403", status: 403 } } });
-    expect(denied.problems[0]!.detail).toBe("the hook could not be read from the forge: the forge refused the connection's credential (403)");
+    expect(denied.problems[0]!.detail).toBe("the hook could not be read from the forge: it refused the connection's credential (the forge answered 403)");
     const missing = judgeHookHealth({ ...healthy, forge: { read: hook({ events: [] }) } }).problems[0]!.detail;
     expect(missing).toContain("pull_request, issue_comment");
   });

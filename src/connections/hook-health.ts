@@ -77,7 +77,7 @@ function forgeProblems(f: HookFacts): HealthProblem[] {
   if (f.committed === null) return [{ code: "hook_missing", detail: "no hook has been committed for this repository; repair makes one" }];
   if ("unreachable" in f.forge) {
     const e = f.forge.unreachable;
-    const why = e.code === "forge_denied" ? `the forge refused the connection's credential (${e.status ?? "denied"})` : e.reason;
+    const why = e.code === "forge_denied" ? `it refused the connection's credential (${e.reason})` : e.reason;
     return [{ code: "forge_unreachable", detail: `the hook could not be read from the forge: ${why}` }];
   }
   const hook = f.forge.read;
