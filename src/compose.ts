@@ -45,6 +45,7 @@ import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
 import { OverlapStep } from "./intake/pipeline/overlap.js";
 import { ConnectionService } from "./connections/connection-service.js";
 import { ProvisionService } from "./connections/provision-service.js";
+import { RepoBotHealth } from "./connections/repo-bot-health.js";
 import { RepoBots } from "./connections/repo-bots.js";
 import { InstallationTokens } from "./connections/installation-tokens.js";
 import { SecurityRead } from "./connections/security-read.js";
@@ -114,6 +115,7 @@ export function composeServices(infra: Infrastructure): Services {
   const forgeWiring = { store, access, audit, connections, securityRead, changes, baseUrl: infra.config.baseUrl };
   const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
   const repoBots = new RepoBots(forgeWiring);
+  const repoBotHealth = new RepoBotHealth({ store, clock, access, connections, provisioning, metrics: infra.metrics });
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
@@ -186,6 +188,7 @@ export function composeServices(infra: Infrastructure): Services {
     provisioning,
     repoBots,
     securityRead,
+    repoBotHealth,
     targets,
     credentials,
     bots,

@@ -30,6 +30,10 @@ export class Metrics {
     "action",
     "result",
   ]);
+  readonly forgeHookHealthChecks = this.counter("service_forge_hook_health_checks_total", "Provisioned repositories' hook health reports, by status", [
+    "status",
+  ]);
+  readonly forgeHookRepairs = this.counter("service_forge_hook_repairs_total", "Provisioned repositories' hooks written again by a repair", ["provider"]);
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
 
   constructor(options: { processMetrics?: boolean } = {}) {

@@ -69,6 +69,12 @@ export function registerForgeRoutes(app: App, s: Services): void {
     await s.repoBots.deprovision(req.principal, req.params.id, req.params.repo_bot_id);
     return reply.code(204).send();
   });
+  app.get("/api/teams/:id/forge/repo-bots/:repo_bot_id/health", { schema: { tags, params: RepoBotParams } }, async (req) =>
+    s.repoBotHealth.check(req.principal, req.params.id, req.params.repo_bot_id),
+  );
+  app.post("/api/teams/:id/forge/repo-bots/:repo_bot_id/repair", { schema: { tags, params: RepoBotParams } }, async (req) =>
+    s.repoBotHealth.repair(req.principal, req.params.id, req.params.repo_bot_id),
+  );
   app.get("/api/teams/:id/forge/repos", { schema: { tags, params: TeamParams, querystring: ReposQuery } }, async (req) => ({
     repos: await s.repoBots.repos(req.principal, req.params.id, req.query.connection_id),
   }));
