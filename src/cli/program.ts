@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerDeliveries } from "./commands/deliveries.js";
 import { registerLogin, registerLogout } from "./commands/login.js";
+import { registerRepoBots } from "./commands/repo-bots.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerTenancy } from "./commands/tenancy.js";
 import { registerUsage } from "./commands/usage.js";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerTenancy(program);
   registerWebhooks(program);
   registerDeliveries(program);
+  registerRepoBots(program);
   registerRuns(program);
   registerUsage(program);
   return program;

@@ -8,6 +8,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.js";
+import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
+import { FakeHooks } from "../test-support/fake-forges/fake-hooks.js";
+import { WORLD } from "../test-support/fake-forges/world.js";
 import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
 import { buildProgram } from "./program.js";
 
@@ -192,6 +195,32 @@ describe("the remote CLI against the service", () => {
     expect(ledger.stdout.split("\n").slice(0, 2)).toEqual(["Month 2026-10", expect.stringMatching(/^FINGERPRINT\s+PROVIDER\s+TIER/)]);
     const bad = await as(seed.member.token)(["ledger", seed.team.id, "--month", "October"]);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("invalid_request: month must be YYYY-MM")]);
+  });
+
+  it("lists a team's repo bots, reads a hook's health and repairs it as a team admin", async () => {
+    const gh = await FakeGitHub.start();
+    try {
+      const hooks = FakeHooks.mount(gh.server, "github");
+      const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+        provider: "github",
+        base_url: gh.server.url,
+        token: "ghp_cli",
+      });
+      const rb = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, { connection_id: c.body.id, repo: WORLD.repo })).body;
+      const member = as(seed.member.token);
+      expect((await member(["repo-bots", "list", seed.team.id])).stdout).toMatch(new RegExp(`${rb.id}\\s+${WORLD.repo}\\s+${rb.webhook_id}\\s+${rb.hook_id}`));
+      expect((await member(["repo-bots", "health", seed.team.id, rb.id])).stdout).toMatch(/status\s+healthy/);
+      hooks.disable(hooks.of()[0]!);
+      const broken = (await member(["repo-bots", "health", seed.team.id, rb.id])).stdout;
+      expect(broken).toMatch(/status\s+broken/);
+      expect(broken).toMatch(/not active/);
+      expect(broken).toMatch(/^hook_disabled\s+the hook is switched off on the forge; repair enables it$/m);
+      expect((await member(["repo-bots", "repair", seed.team.id, rb.id])).code).toBe(1);
+      const repaired = await as(seed.teamAdmin.token)(["--json", "repo-bots", "repair", seed.team.id, rb.id]);
+      expect(JSON.parse(repaired.stdout)).toMatchObject({ status: "healthy", hook: { active: true } });
+    } finally {
+      await gh.server.close();
+    }
   });
 
   it("refuses without a sign-in (2) and says so when the service cannot be reached (1)", async () => {

@@ -1,0 +1,73 @@
+import type { Command } from "commander";
+import { enc } from "../api.js";
+import { action } from "../context.js";
+import { fields, table } from "../output.js";
+
+type Report = Record<string, any>;
+
+/** A health report for people: its facts, then one line per problem. */
+function reportText(r: Report): string {
+  const hook = r.hook ? `${r.hook.id} ${r.hook.url} (${r.hook.active ? "active" : "not active"})` : "-";
+  const deliveries = r.deliveries ? `${r.deliveries.failed} of the latest ${r.deliveries.checked} failed` : null;
+  const facts = fields({ ...r, forge_hook: hook, forge_deliveries: deliveries, last_delivery_at: r.received.last_delivery_at }, [
+    "repo",
+    "status",
+    "hook_id",
+    "hook_url",
+    "forge_hook",
+    "forge_deliveries",
+    "last_delivery_at",
+    "checked_at",
+  ]);
+  if (r.problems.length === 0) return facts;
+  return `${facts}\n\n${table(r.problems as Report[], [
+    { header: "PROBLEM", get: (p) => p.code },
+    { header: "DETAIL", get: (p) => p.detail },
+  ])}`;
+}
+
+export function registerRepoBots(program: Command): void {
+  const bots = program.command("repo-bots").description("a team's provisioned repositories and their hooks on the forge");
+  const path = (team: string, id?: string) => `/api/teams/${enc(team)}/forge/repo-bots${id ? `/${enc(id)}` : ""}`;
+
+  bots
+    .command("list")
+    .argument("<team>", "team id")
+    .description("the team's provisioned repositories")
+    .action(
+      action(async (ctx, team) => {
+        const body = await (await ctx.api()).get(path(team!));
+        ctx.out.show(body, (d) =>
+          table(d.repo_bots as Report[], [
+            { header: "ID", get: (b) => b.id },
+            { header: "REPO", get: (b) => b.repo },
+            { header: "WEBHOOK", get: (b) => b.webhook_id },
+            { header: "HOOK", get: (b) => b.hook_id },
+            { header: "HOOK URL", get: (b) => b.hook_url },
+          ]),
+        );
+      }),
+    );
+
+  bots
+    .command("health")
+    .argument("<team>", "team id")
+    .argument("<repo-bot>", "repo bot id")
+    .description("the repository's hook read back from the forge: healthy, degraded or broken, and why")
+    .action(
+      action(async (ctx, team, id) => {
+        ctx.out.show(await (await ctx.api()).get(`${path(team!, id)}/health`), reportText);
+      }),
+    );
+
+  bots
+    .command("repair")
+    .argument("<team>", "team id")
+    .argument("<repo-bot>", "repo bot id")
+    .description("write the hook again with a fresh token (made again, enabled, pointed back), then show its health")
+    .action(
+      action(async (ctx, team, id) => {
+        ctx.out.show(await (await ctx.api()).post(`${path(team!, id)}/repair`), reportText);
+      }),
+    );
+}
