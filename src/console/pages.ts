@@ -33,7 +33,7 @@ export async function teamPage(s: Services, p: Principal, teamId: string): Promi
   );
   return {
     title: `Team ${team.name}`,
-    body: html`<p><a href="/console/teams/${teamId}/runs">Runs</a> · <a href="/console/teams/${teamId}/ledger">Credential ledger</a></p>
+    body: html`<p><a href="/console/teams/${teamId}/runs">Runs</a> · <a href="/console/teams/${teamId}/ledger">Credential ledger</a> · <a href="/console/teams/${teamId}/forge">Forge</a></p>
 <h2>Webhooks</h2>${table(["Webhook", "Provider", "State", "Signing", "Delivery URL"], rows, "No webhooks yet.")}`,
   };
 }

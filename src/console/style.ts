@@ -13,10 +13,10 @@ th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(-
 th { font-weight: 600; }
 .muted { color: var(--muted); }
 .status { display: inline-block; padding: 0 .5rem; border-radius: 1rem; font-weight: 600; font-size: .85rem; }
-.s-launched, .s-succeeded, .s-active { background: #dafbe1; color: #0f5323; }
+.s-launched, .s-succeeded, .s-active, .s-healthy { background: #dafbe1; color: #0f5323; }
 .s-filtered, .s-duplicate, .s-cancelled, .s-accepted, .s-queued { background: #eaeef2; color: #24292f; }
-.s-invalid, .s-launch_error, .s-failed, .s-suspended { background: #ffebe9; color: #82071e; }
-.s-rate_limited, .s-quota_exceeded, .s-failed_resumable, .s-running, .s-read-only { background: #fff8c5; color: #4d2d00; }
+.s-invalid, .s-launch_error, .s-failed, .s-suspended, .s-broken { background: #ffebe9; color: #82071e; }
+.s-rate_limited, .s-quota_exceeded, .s-failed_resumable, .s-running, .s-read-only, .s-degraded { background: #fff8c5; color: #4d2d00; }
 form.filters { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; margin: .5rem 0; }
 label { display: flex; flex-direction: column; font-size: .85rem; gap: .2rem; }
 input, select, button { font: inherit; padding: .3rem .5rem; }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
+import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
@@ -96,10 +98,37 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
       `/console/orgs/${s.org.id}/usage`,
       `/console/teams/${s.team.id}/runs`,
       `/console/teams/${s.team.id}/ledger`,
+      `/console/teams/${s.team.id}/forge`,
     ]) {
       const r = await get(url, intruder);
       expect(r.statusCode, url).toBe(404);
       expect(r.body).not.toContain("Platform");
+    }
+  });
+
+  it("shows the team's forge connections and provisioned repositories, and a repository's hook health read from the forge", async () => {
+    const gh = await FakeGitHub.start();
+    try {
+      const hooks = FakeHooks.mount(gh.server, "github");
+      const c = await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/connections`, { provider: "github", base_url: gh.server.url, token: "ghp_console" });
+      const rb = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/repo-bots`, { connection_id: c.body.id, repo: "acme/widgets" })).body;
+      const token = await memberToken();
+      expect((await get(`/console/teams/${s.team.id}`, token)).body).toContain(`href="/console/teams/${s.team.id}/forge"`);
+      const forge = await get(`/console/teams/${s.team.id}/forge`, token);
+      expect(forge.statusCode).toBe(200);
+      expect(forge.body).toContain(c.body.bot_login);
+      expect(forge.body).toContain(`<a href="/console/teams/${s.team.id}/forge/repo-bots/${rb.id}">acme/widgets</a>`);
+      expect(forge.body).toContain(`<a href="/console/teams/${s.team.id}/webhooks/${rb.webhook_id}">deliveries</a>`);
+      expect(forge.body).not.toContain("ghp_console");
+      const healthy = await get(`/console/teams/${s.team.id}/forge/repo-bots/${rb.id}`, token);
+      expect(healthy.body).toContain('<span class="status s-healthy">healthy</span>');
+      hooks.disable(hooks.of()[0]!);
+      const broken = await get(`/console/teams/${s.team.id}/forge/repo-bots/${rb.id}`, token);
+      expect(broken.body).toContain('<span class="status s-broken">broken</span>');
+      expect(broken.body).toContain("<code>hook_disabled</code>");
+      expect((await get(`/console/teams/${s.team.id}/forge/repo-bots/rbt_nope`, token)).statusCode).toBe(404);
+    } finally {
+      await gh.server.close();
     }
   });
 

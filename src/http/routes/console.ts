@@ -3,6 +3,7 @@ import { ServiceError } from "../../core/errors.js";
 import { html } from "../../console/html.js";
 import { page } from "../../console/layout.js";
 import { deliveriesPage, homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
 import type { Principal } from "../../tenancy/access.js";
@@ -79,6 +80,16 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     "/console/teams/:id/runs",
     { config },
     view((p, req) => runsPage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/teams/:id/forge",
+    { config },
+    view((p, req) => forgePage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/teams/:id/forge/repo-bots/:repo_bot_id",
+    { config },
+    view((p, req) => repoBotHealthPage(s, p, params(req).id!, params(req).repo_bot_id!)),
   );
   app.get(
     "/console/teams/:id/ledger",
