@@ -24,6 +24,7 @@ import { m0023BoardCards } from "./0023-board-cards.js";
 import { m0024ForgeConnections } from "./0024-forge-connections.js";
 import { m0026ForgeResponses } from "./0026-forge-responses.js";
 import { m0027WebhookBoardMode } from "./0027-webhook-board-mode.js";
+import { m0028WebhookPreviousSecret } from "./0028-webhook-previous-secret.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   "0024_forge_connections": m0024ForgeConnections,
   "0026_forge_responses": m0026ForgeResponses,
   "0027_webhook_board_mode": m0027WebhookBoardMode,
+  "0028_webhook_previous_secret": m0028WebhookPreviousSecret,
 };
