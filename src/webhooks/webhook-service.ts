@@ -17,10 +17,10 @@ import { isObject } from "./field-parsers.js";
 import { parseProvider, parseWebhookFields, type WebhookFields } from "./webhook-fields.js";
 import { columnsOf, configFromRow, secretColumns, secretsFromRow } from "./webhook-record.js";
 import { checkWebhookRules, namedBotIds, sealsSecret, usesWildcardBots, webhookDefaults, type EditableConfig } from "./webhook-rules.js";
-import { acceptedPrevious, mintWebhookToken } from "./webhook-token.js";
+import { mintWebhookToken } from "./webhook-token.js";
 import { rotatedSecretColumns } from "./rotated-secret-columns.js";
 import { iso } from "../core/iso.js";
-import { deliveryView, webhookView } from "./webhook-views.js";
+import { deliveryView, webhookViewOfRow } from "./webhook-views.js";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -179,8 +179,7 @@ export class WebhookService {
   }
 
   private view(row: w.WebhookRow) {
-    const previous = acceptedPrevious(secretsFromRow(row), this.deps.clock.now());
-    return webhookView(configFromRow(row), this.deps.baseUrl, previous?.valid_until ?? null);
+    return webhookViewOfRow(row, this.deps.baseUrl, this.deps.clock.now());
   }
 
   /** Bots, keys and secrets the config names must exist and be the team's to use; only changed fields are checked. */
