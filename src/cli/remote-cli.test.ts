@@ -133,6 +133,12 @@ describe("the remote CLI against the service", () => {
     const rotated = JSON.parse((await admin(["--json", "webhooks", "rotate", seed.team.id, config.id])).stdout).token;
     expect(rotated).toMatch(/^wh_/);
     expect(rotated).not.toBe(token);
+    const overlapped = await admin(["webhooks", "rotate", seed.team.id, config.id, "--overlap", "600"]);
+    expect(overlapped.stdout).toMatch(/New token \(shown once\): wh_\S+\nThe old token is accepted until (\S+)\./);
+    expect(overlapped.stdout).toContain(new Date(t.clock.now() + 600_000).toISOString());
+    expect((await admin(["webhooks", "rotate", seed.team.id, config.id, "--overlap", "soon"])).code).toBe(2);
+    const tooLong = await admin(["webhooks", "rotate", seed.team.id, config.id, "--overlap", "86401"]);
+    expect([tooLong.code, tooLong.stderr]).toEqual([1, expect.stringContaining("overlap_seconds")]);
     expect((await as(seed.member.token)(["webhooks", "disable", seed.team.id, config.id])).code).toBe(1);
     expect((await admin(["webhooks", "create", seed.team.id, "--provider", "forge_b", "--set", "nonsense"])).code).toBe(2);
   });

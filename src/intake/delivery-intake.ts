@@ -13,7 +13,7 @@ import type { NewDelivery } from "../store/deliveries.js";
 import { ADMITTED, type CallAdmission, type CallLimits, type CallRefusal } from "../store/delivery-ledger.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
-import { tokenMatches } from "../webhooks/webhook-token.js";
+import { acceptedPrevious, matchWebhookToken } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./pipeline/check-delivery-token.js";
 import { invalidHttpStatus } from "./pipeline/delivery-decision.js";
 import { evaluateDelivery } from "./pipeline/evaluate-delivery.js";
@@ -97,16 +97,19 @@ export class DeliveryIntake {
     const target = await this.deps.targets.get(head.webhookId);
     if (!target || target.config.provider !== provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
     const { config, secrets } = target;
+    const now = this.deps.clock.now();
     let provenToken: string | undefined;
     if (config.sign_mode === "token") {
-      const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => tokenMatches(secrets, presented));
+      const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => this.proveToken(provider, target, presented, now));
       if (!check.ok) {
-        const row = baseRow(config, head.sourceIp, this.deps.clock.now(), null);
+        const row = baseRow(config, head.sourceIp, now, null);
         return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason }) } };
       }
       provenToken = check.token;
     }
     if (!config.enabled) return { kind: "refused", outcome: { kind: "disabled" } };
+    // The previous HMAC secret only while its window is open now, whenever the target was loaded.
+    const previousSecret = target.previousHmacSecret !== undefined && acceptedPrevious(secrets, now) ? target.previousHmacSecret : undefined;
     // The token was checked against its salted hash above; the body's proof only compares it again.
     const auth: BodyAuth | undefined =
       config.sign_mode === "token"
@@ -114,8 +117,8 @@ export class DeliveryIntake {
         : target.hmacSecret === undefined
           ? undefined
           : config.sign_mode === "standard"
-            ? { mode: "standard", secret: target.hmacSecret, now: this.deps.clock.now() }
-            : { mode: "hmac", secret: target.hmacSecret };
+            ? { mode: "standard", secret: target.hmacSecret, previousSecret, now }
+            : { mode: "hmac", secret: target.hmacSecret, previousSecret };
     return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 
@@ -253,6 +256,7 @@ export class DeliveryIntake {
     const { config, owner } = target;
     const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, auth });
     req.rawBody = NO_BODY;
+    if (body.ok && body.byPrevious) this.deps.metrics.webhookPreviousSecretAccepted.inc({ provider });
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const evaluated = evaluateDelivery({
       config,
@@ -268,6 +272,13 @@ export class DeliveryIntake {
     const asked = evaluated.decision;
     const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check) : asked);
     return { row, decision };
+  }
+
+  /** Token mode's proof: the current token, else the previous one inside its window (counted). */
+  private proveToken(provider: ProviderName, target: DeliveryTarget, presented: string, now: number): boolean {
+    const proof = matchWebhookToken(target.secrets, presented, now);
+    if (proof === "previous") this.deps.metrics.webhookPreviousSecretAccepted.inc({ provider });
+    return proof !== undefined;
   }
 
   /** A call the bucket or the monthly quota refused: recorded under a key of its own. */

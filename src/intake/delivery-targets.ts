@@ -7,17 +7,22 @@ import type { Change, ChangeFeed } from "../core/change-feed.js";
 import type { Sealer } from "../core/sealer.js";
 import { loadDeliveryTarget, type DeliveryOwner } from "../store/delivery-target.js";
 import type { Store } from "../store/store.js";
-import type { WebhookConfig, WebhookSecrets } from "../webhooks/webhook-config.js";
+import type { StoredWebhookSecrets, WebhookConfig } from "../webhooks/webhook-config.js";
 import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
-import { openWebhookSecret } from "../webhooks/webhook-token.js";
+import { acceptedPrevious, openWebhookSecret } from "../webhooks/webhook-token.js";
 
 /** What a delivery needs of its webhook before any write: read and decoded once. */
 export interface DeliveryTarget {
   config: WebhookConfig;
-  secrets: WebhookSecrets;
+  secrets: StoredWebhookSecrets;
   owner: DeliveryOwner;
   /** The HMAC key of an hmac config, opened once; undefined when there is none. */
   hmacSecret: string | undefined;
+  /**
+   * The previous secret's HMAC key, opened once when its window was open at load; a delivery
+   * still checks the window at its own time ({@link acceptedPrevious}).
+   */
+  previousHmacSecret: string | undefined;
   /** The bot identity set: the service's logins, and a provisioned config's connection's (see connectionBotLogins). */
   botLogins: readonly string[];
   /** `noLimitApplies` for the owner as read: a launch may try the ledger's one commit first. */
@@ -63,12 +68,15 @@ export class DeliveryTargets {
     }
     const config = configFromRow(loaded.webhook);
     const secrets = secretsFromRow(loaded.webhook);
-    const hmacSecret = config.sign_mode !== "token" ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
+    const signs = config.sign_mode !== "token";
+    const hmacSecret = signs ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;
+    const previous = signs ? acceptedPrevious(secrets, now) : undefined;
+    const previousHmacSecret = previous && openWebhookSecret(this.deps.sealer, config.id, previous);
     const { owner } = loaded;
     const connectionLogins = connectionBotLogins(loaded.connection);
     const botLogins = connectionLogins.length > 0 ? [...this.deps.botLogins, ...connectionLogins] : this.deps.botLogins;
     const ungated = noLimitApplies(owner.org, owner.team, this.deps.limitDefaults);
-    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, botLogins, ungated };
+    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, previousHmacSecret, botLogins, ungated };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);

@@ -9,6 +9,11 @@ export class Metrics {
 
   readonly webhookDeliveries = this.counter("service_webhook_deliveries_total", "Every delivery's terminal status", ["provider", "status"]);
   readonly webhookThrottled = this.counter("service_webhook_throttled_total", "Deliveries throttled before processing", ["provider", "reason"]);
+  readonly webhookPreviousSecretAccepted = this.counter(
+    "service_webhook_previous_secret_accepted_total",
+    "Deliveries proven by a webhook's previous token or secret, inside a rotation's overlap",
+    ["provider"],
+  );
   readonly launchDenied = this.counter("service_launch_denied_total", "Launches denied by the gate", ["reason"]);
   readonly launchGateErrors = this.counter("service_launch_gate_errors_total", "Launch gate store errors; the gate failed open (stage: check or meter)", [
     "stage",

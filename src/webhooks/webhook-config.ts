@@ -108,6 +108,20 @@ export interface WebhookSecrets {
   sealed_secret: { keyId: string; blob: string } | null;
 }
 
+/** The secret a rotation with an overlap replaced: it still proves deliveries while now < valid_until. */
+export interface PreviousWebhookSecret {
+  token_hash: string;
+  /** Sealed under the webhook id as the current one is; null when the config sealed none. */
+  sealed_secret: { keyId: string; blob: string } | null;
+  /** Epoch ms. */
+  valid_until: number;
+}
+
+/** A stored config's secrets: the current token's and, inside a rotation's overlap, the previous one's. */
+export interface StoredWebhookSecrets extends WebhookSecrets {
+  previous: PreviousWebhookSecret | null;
+}
+
 /** Default sign mode per provider: forge_b and forge_c are forced to hmac. */
 export function defaultSignMode(provider: ProviderName): SignMode {
   return provider === "forge_b" || provider === "forge_c" ? "hmac" : "token";

@@ -19,6 +19,7 @@ export const READ_ONLY_FIELDS = new Set([
   "created_at",
   "updated_at",
   "delivery_url",
+  "previous_token_valid_until",
   "token",
   "token_hash",
   "token_fingerprint",

@@ -1,6 +1,16 @@
 import type { WebhookRow } from "../store/webhooks.js";
 import type { WebhooksTable } from "../store/schema/webhooks.js";
-import type { BoardMode, BotRule, Overlap, ProviderName, ReplierRole, SignMode, WebhookConfig, WebhookSecrets } from "./webhook-config.js";
+import type {
+  BoardMode,
+  BotRule,
+  Overlap,
+  ProviderName,
+  ReplierRole,
+  SignMode,
+  StoredWebhookSecrets,
+  WebhookConfig,
+  WebhookSecrets,
+} from "./webhook-config.js";
 import type { EditableConfig } from "./webhook-rules.js";
 import { iso } from "../core/iso.js";
 
@@ -55,11 +65,21 @@ export function configFromRow(r: WebhookRow): WebhookConfig {
   };
 }
 
-export function secretsFromRow(r: WebhookRow): WebhookSecrets {
+const sealed = (keyId: string | null, blob: string | null) => (keyId !== null && blob !== null ? { keyId, blob } : null);
+
+export function secretsFromRow(r: WebhookRow): StoredWebhookSecrets {
   return {
     token_hash: r.token_hash,
     token_fingerprint: r.token_fingerprint,
-    sealed_secret: r.sealed_key_id !== null && r.sealed_blob !== null ? { keyId: r.sealed_key_id, blob: r.sealed_blob } : null,
+    sealed_secret: sealed(r.sealed_key_id, r.sealed_blob),
+    previous:
+      r.previous_token_hash !== null && r.previous_valid_until !== null
+        ? {
+            token_hash: r.previous_token_hash,
+            sealed_secret: sealed(r.previous_sealed_key_id, r.previous_sealed_blob),
+            valid_until: r.previous_valid_until,
+          }
+        : null,
   };
 }
 
@@ -76,6 +96,10 @@ type EditableColumns = Pick<
     | "token_last4"
     | "sealed_key_id"
     | "sealed_blob"
+    | "previous_token_hash"
+    | "previous_sealed_key_id"
+    | "previous_sealed_blob"
+    | "previous_valid_until"
     | "created_at"
     | "updated_at"
   >

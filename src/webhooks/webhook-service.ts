@@ -18,7 +18,9 @@ import { parseProvider, parseWebhookFields, type WebhookFields } from "./webhook
 import { columnsOf, configFromRow, secretColumns, secretsFromRow } from "./webhook-record.js";
 import { checkWebhookRules, namedBotIds, sealsSecret, usesWildcardBots, webhookDefaults, type EditableConfig } from "./webhook-rules.js";
 import { mintWebhookToken } from "./webhook-token.js";
-import { deliveryView, webhookView } from "./webhook-views.js";
+import { rotatedSecretColumns } from "./rotated-secret-columns.js";
+import { iso } from "../core/iso.js";
+import { deliveryView, webhookViewOfRow } from "./webhook-views.js";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -38,6 +40,8 @@ export interface WebhookServiceDeps {
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
 export const DELIVERIES_MAX_LIMIT = 1000;
+/** A day: time enough for a person to paste a rotated token into a forge's secret field. */
+export const ROTATION_OVERLAP_MAX_SECONDS = 86_400;
 
 /** Webhook management: team members read, team admins create, update, delete and rotate. */
 export class WebhookService {
@@ -127,9 +131,16 @@ export class WebhookService {
     this.deps.changes.publish({ kind: "webhook", id: webhookId });
   }
 
-  /** A new token, shown once; the HMAC secret is re-sealed and the old token stops verifying. */
-  async rotate(p: Principal, teamId: string, webhookId: string) {
+  /**
+   * A new token, shown once; the HMAC secret is re-sealed. The old token stops verifying at once,
+   * or after `overlapSeconds` (the config's `previous_token_valid_until`), which replaces any
+   * earlier overlap.
+   */
+  async rotate(p: Principal, teamId: string, webhookId: string, overlapSeconds = 0) {
     const { team } = await this.deps.access.team(p, teamId, "admin");
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > ROTATION_OVERLAP_MAX_SECONDS) {
+      throw invalid("overlap_seconds", `overlap_seconds must be a whole number from 0 to ${ROTATION_OVERLAP_MAX_SECONDS}`);
+    }
     let token = "";
     await this.deps.store.tx(async (tx) => {
       const row = await this.find(tx, teamId, webhookId);
@@ -137,8 +148,14 @@ export class WebhookService {
       const { provider, sign_mode } = configFromRow(row);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
       token = minted.token;
-      await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: this.deps.clock.now() });
-      await this.audit(tx, p, team, "webhook.rotate", webhookId, { provider: row.provider });
+      const now = this.deps.clock.now();
+      const columns = rotatedSecretColumns(secretsFromRow(row), minted.secrets, overlapSeconds * 1000, now);
+      await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...columns, updated_at: now });
+      await this.audit(tx, p, team, "webhook.rotate", webhookId, {
+        provider: row.provider,
+        overlap_seconds: overlapSeconds,
+        previous_token_valid_until: iso(columns.previous_valid_until),
+      });
     });
     this.deps.changes.publish({ kind: "webhook", id: webhookId });
     return { config: this.view((await w.findWebhook(this.deps.store.db, webhookId))!), token };
@@ -162,7 +179,7 @@ export class WebhookService {
   }
 
   private view(row: w.WebhookRow) {
-    return webhookView(configFromRow(row), this.deps.baseUrl);
+    return webhookViewOfRow(row, this.deps.baseUrl, this.deps.clock.now());
   }
 
   /** Bots, keys and secrets the config names must exist and be the team's to use; only changed fields are checked. */

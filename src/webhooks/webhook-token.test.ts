@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { SealError, Sealer } from "../core/sealer.js";
 import { sha256Hex } from "../core/secrets.js";
-import { mintWebhookToken, openWebhookSecret, tokenMatches } from "./webhook-token.js";
+import { acceptedPrevious, matchWebhookToken, mintWebhookToken, openWebhookSecret, tokenMatches } from "./webhook-token.js";
 
 const sealer = new Sealer("k1", { k1: randomBytes(32) });
 
@@ -55,5 +55,27 @@ describe("webhook tokens", () => {
     const before = mintWebhookToken(new Sealer("old", { old }), "whk_a", true);
     const rotated = new Sealer("new", { new: randomBytes(32), old });
     expect(openWebhookSecret(rotated, "whk_a", before.secrets)).toBe(before.token);
+  });
+
+  it("matches the current token, else the previous one only while now < valid_until", () => {
+    const current = mintWebhookToken(sealer, "whk_a", false);
+    const replaced = mintWebhookToken(sealer, "whk_a", false);
+    const stranger = mintWebhookToken(sealer, "whk_a", false);
+    const secrets = { ...current.secrets, previous: { token_hash: replaced.secrets.token_hash, sealed_secret: null, valid_until: 1000 } };
+    const cases: [string, number, ReturnType<typeof matchWebhookToken>][] = [
+      [current.token, 0, "current"],
+      [current.token, 5000, "current"],
+      [replaced.token, 999, "previous"],
+      [replaced.token, 1000, undefined],
+      [stranger.token, 0, undefined],
+    ];
+    for (const [token, now, want] of cases)
+      expect(
+        matchWebhookToken(secrets, token, now),
+        `${token === current.token ? "current" : token === replaced.token ? "previous" : "stranger"} at ${now}`,
+      ).toBe(want);
+    expect(matchWebhookToken({ ...secrets, previous: null }, replaced.token, 0)).toBeUndefined();
+    expect(acceptedPrevious(secrets, 999)).toBe(secrets.previous);
+    expect(acceptedPrevious(secrets, 1000)).toBeUndefined();
   });
 });

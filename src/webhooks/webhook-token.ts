@@ -1,6 +1,6 @@
 import type { Sealer } from "../core/sealer.js";
 import { hashToken, last4, mintToken, sha256Hex, verifyTokenHash } from "../core/secrets.js";
-import { WEBHOOK_TOKEN_PREFIX, type WebhookSecrets } from "./webhook-config.js";
+import { WEBHOOK_TOKEN_PREFIX, type PreviousWebhookSecret, type StoredWebhookSecrets, type WebhookSecrets } from "./webhook-config.js";
 
 export interface MintedWebhookToken {
   /** The plaintext: returned to the caller once, never stored as is. */
@@ -31,7 +31,20 @@ export function tokenMatches(secrets: Pick<WebhookSecrets, "token_hash">, presen
   return presented.startsWith(WEBHOOK_TOKEN_PREFIX) && verifyTokenHash(presented, secrets.token_hash);
 }
 
-/** The HMAC key of a config: its sealed plaintext, opened under the webhook id. Throws SealError on tamper. */
-export function openWebhookSecret(sealer: Sealer, webhookId: string, secrets: WebhookSecrets): string | undefined {
+/** The previous secret while it still proves deliveries (now < valid_until); undefined after its window or without one. */
+export function acceptedPrevious(secrets: StoredWebhookSecrets, now: number): PreviousWebhookSecret | undefined {
+  const previous = secrets.previous;
+  return previous !== null && now < previous.valid_until ? previous : undefined;
+}
+
+/** Which token `presented` is: the current one, else the previous one inside its window. The current is tried first. */
+export function matchWebhookToken(secrets: StoredWebhookSecrets, presented: string, now: number): "current" | "previous" | undefined {
+  if (tokenMatches(secrets, presented)) return "current";
+  const previous = acceptedPrevious(secrets, now);
+  return previous && tokenMatches(previous, presented) ? "previous" : undefined;
+}
+
+/** The HMAC key of a secret: its sealed plaintext, opened under the webhook id. Throws SealError on tamper. */
+export function openWebhookSecret(sealer: Sealer, webhookId: string, secrets: Pick<WebhookSecrets, "sealed_secret">): string | undefined {
   return secrets.sealed_secret ? sealer.open(secrets.sealed_secret, webhookId) : undefined;
 }

@@ -1,12 +1,23 @@
 import type { DeliveryRow } from "../store/deliveries.js";
+import type { WebhookRow } from "../store/webhooks.js";
 import type { WebhookConfig } from "./webhook-config.js";
+import { configFromRow, secretsFromRow } from "./webhook-record.js";
+import { acceptedPrevious } from "./webhook-token.js";
 import { iso } from "../core/iso.js";
 
-export type WebhookView = WebhookConfig & { delivery_url: string };
+export type WebhookView = WebhookConfig & { delivery_url: string; previous_token_valid_until: string | null };
 
-/** The API shape of a config: every field of the table plus the URL a forge calls. */
-export function webhookView(c: WebhookConfig, baseUrl: string): WebhookView {
-  return { ...c, delivery_url: `${baseUrl}/api/webhooks/${c.provider}/${c.id}` };
+/**
+ * The API shape of a config: every field of the table plus the URL a forge calls and, while a
+ * rotation's overlap is open, until when (epoch ms) its previous token is still accepted.
+ */
+export function webhookView(c: WebhookConfig, baseUrl: string, previousTokenValidUntil: number | null = null): WebhookView {
+  return { ...c, delivery_url: `${baseUrl}/api/webhooks/${c.provider}/${c.id}`, previous_token_valid_until: iso(previousTokenValidUntil) };
+}
+
+/** The API shape of a stored config as of `now`: its previous token's end shows only while it is accepted. */
+export function webhookViewOfRow(row: WebhookRow, baseUrl: string, now: number): WebhookView {
+  return webhookView(configFromRow(row), baseUrl, acceptedPrevious(secretsFromRow(row), now)?.valid_until ?? null);
 }
 
 /** Every field of the spec's delivery record; the payload itself is never stored. */

@@ -17,6 +17,13 @@ function setting(pair: string): [string, unknown] {
   }
 }
 
+/** A whole number of seconds; the API judges its range. */
+function seconds(name: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number of seconds`);
+  return n;
+}
+
 const SHOWN = ["id", "name", "provider", "enabled", "sign_mode", "bot_ids", "token_last4", "delivery_url"];
 
 export function registerWebhooks(program: Command): void {
@@ -67,10 +74,15 @@ export function registerWebhooks(program: Command): void {
     .argument("<team>", "team id")
     .argument("<webhook>", "webhook id")
     .description("replace the webhook's token; the new one is printed once")
+    .option("--overlap <seconds>", "keep accepting the old token this long (0-86400), while the forge's secret field is updated")
     .action(
       action(async (ctx, team, id) => {
-        const rotated = await (await ctx.api()).post(`${path(team!, id)}/rotate`);
-        ctx.out.show(rotated, (d) => `New token (shown once): ${d.token}`);
+        const body = ctx.opts.overlap === undefined ? {} : { overlap_seconds: seconds("--overlap", ctx.opts.overlap) };
+        const rotated = await (await ctx.api()).post(`${path(team!, id)}/rotate`, body);
+        ctx.out.show(rotated, (d) => {
+          const until = d.config.previous_token_valid_until;
+          return `New token (shown once): ${d.token}${until ? `\nThe old token is accepted until ${until}.` : ""}`;
+        });
       }),
     );
 

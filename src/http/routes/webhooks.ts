@@ -1,11 +1,17 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
+import { ROTATION_OVERLAP_MAX_SECONDS } from "../../webhooks/webhook-service.js";
 import { Id, TeamParams } from "./schemas.js";
 
 const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
 /** Fields are checked by the webhook capability, which names read-only and unknown fields precisely. */
 const WebhookBody = Type.Object({}, { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" });
 const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
+/** No body, or `{}`, rotates with no overlap: the old token is refused at once. */
+const RotateBody = Type.Union([
+  Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_OVERLAP_MAX_SECONDS })) }, { additionalProperties: false }),
+  Type.Null(),
+]);
 
 /** The spec's webhook management table: members read, team admins write. */
 export function registerWebhookRoutes(app: App, s: Services): void {
@@ -26,8 +32,8 @@ export function registerWebhookRoutes(app: App, s: Services): void {
     await s.webhooks.remove(req.principal, req.params.id, req.params.webhook_id);
     return reply.code(204).send();
   });
-  app.post("/api/teams/:id/webhooks/:webhook_id/rotate", { schema: { tags, params: WebhookParams } }, async (req) =>
-    s.webhooks.rotate(req.principal, req.params.id, req.params.webhook_id),
+  app.post("/api/teams/:id/webhooks/:webhook_id/rotate", { schema: { tags, params: WebhookParams, body: RotateBody } }, async (req) =>
+    s.webhooks.rotate(req.principal, req.params.id, req.params.webhook_id, req.body?.overlap_seconds),
   );
   app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) => ({
     deliveries: await s.webhooks.deliveries(req.principal, req.params.id, req.params.webhook_id, req.query.limit),

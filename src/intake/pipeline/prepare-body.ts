@@ -13,8 +13,11 @@ export interface BodyJob {
   auth: BodyAuth;
 }
 
-/** The body hashed, proven and parsed; a failure is recorded as an `invalid` delivery. */
-export type PreparedBody = { rawSha256: string } & ({ ok: true; event: DeliveryEvent } | { ok: false; code: "bad_signature" | "bad_payload"; reason: string });
+/** The body hashed, proven and parsed (`byPrevious` as in VerifyResult); a failure is recorded as an `invalid` delivery. */
+export type PreparedBody = { rawSha256: string } & (
+  | { ok: true; event: DeliveryEvent; byPrevious: boolean }
+  | { ok: false; code: "bad_signature" | "bad_payload"; reason: string }
+);
 
 /**
  * The CPU-heavy, config-free part of a delivery: SHA-256 of the raw body, the provider's
@@ -28,5 +31,5 @@ export function prepareBody(job: BodyJob): PreparedBody {
   if (!verified.ok) return { rawSha256, ok: false, code: verified.code, reason: verified.reason };
   const parsed = provider.parse(verified.payload, job.headers);
   if (!parsed.ok) return { rawSha256, ok: false, code: "bad_payload", reason: parsed.reason };
-  return { rawSha256, ok: true, event: parsed.event };
+  return { rawSha256, ok: true, event: parsed.event, byPrevious: verified.byPrevious };
 }

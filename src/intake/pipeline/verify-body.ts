@@ -4,7 +4,7 @@ import { checkDeliveryToken } from "./check-delivery-token.js";
 import { firstHeader, isFormEncoded } from "./headers.js";
 import type { ProviderHeaders, VerifyInput, VerifyResult } from "../providers/provider.js";
 import { markVerified } from "./verified-payload.js";
-import { verifySignature, type SignatureFormat } from "./verify-signature.js";
+import { verifySignature, type SignatureCheck, type SignatureFormat } from "./verify-signature.js";
 import { verifyStandardWebhook } from "./verify-standard-webhook.js";
 
 /** How a provider signs bodies in hmac mode. */
@@ -38,6 +38,17 @@ const badSignature = (reason: string): VerifyResult => ({ ok: false, code: "bad_
 const badPayload = (reason: string): VerifyResult => ({ ok: false, code: "bad_payload", reason });
 const NO_PAYLOAD = "form body has no payload field";
 
+type Proof = { ok: true; byPrevious: boolean } | { ok: false; reason: string };
+const BY_CURRENT: Proof = { ok: true, byPrevious: false };
+const BY_PREVIOUS: Proof = { ok: true, byPrevious: true };
+
+/** The current secret's check; the previous secret's (a rotation's overlap) only when the current one fails. */
+function firstProof(secret: string, previousSecret: string | undefined, check: (secret: string) => SignatureCheck): Proof {
+  const current = check(secret);
+  if (current.ok) return BY_CURRENT;
+  return previousSecret !== undefined && check(previousSecret).ok ? BY_PREVIOUS : current;
+}
+
 /**
  * Proves a delivery before anything reads it: the token (token mode) or the HMAC over the
  * exact bytes the forge signed (hmac mode). Returns the payload text to parse.
@@ -47,11 +58,11 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   const form = isFormEncoded(input.headers);
   if (form && signing.form === "refuse") return badPayload("form-encoded body is not accepted");
   /** Decodes the proven body, taking a form body's `payload` field. */
-  const accept = (): VerifyResult => {
+  const accept = (byPrevious = false): VerifyResult => {
     const text = decodeUtf8(input.rawBody);
     if (text === undefined) return badPayload("body is not UTF-8");
     const payload = form ? formPayload(text) : text;
-    return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256) };
+    return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
   };
 
   if (input.auth.mode === "token") {
@@ -61,11 +72,13 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   }
 
   if (input.auth.mode === "standard") {
-    const check = verifyStandardWebhook(input.auth.secret, input.headers, input.rawBody, input.auth.now);
-    return check.ok ? accept() : badSignature(check.reason);
+    const { secret, previousSecret, now } = input.auth;
+    const check = firstProof(secret, previousSecret, (s) => verifyStandardWebhook(s, input.headers, input.rawBody, now));
+    return check.ok ? accept(check.byPrevious) : badSignature(check.reason);
   }
 
   if (headers.signature.length === 0) return badSignature("hmac mode is not supported by this provider");
+  const { secret, previousSecret } = input.auth;
   const found = firstHeader(input.headers, headers.signature);
   if (!found) return badSignature("missing signature");
   if (form && signing.form === "sign-payload") {
@@ -73,9 +86,10 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
     const text = decodeUtf8(input.rawBody);
     const payload = text === undefined ? undefined : formPayload(text);
     if (payload === undefined) return badPayload(NO_PAYLOAD);
-    const check = verifySignature(input.auth.secret, Buffer.from(payload, "utf8"), found.value, signing.format);
-    return check.ok ? { ok: true, payload: markVerified(payload, rawSha256) } : badSignature(`${found.name}: ${check.reason}`);
+    const signed = Buffer.from(payload, "utf8");
+    const check = firstProof(secret, previousSecret, (s) => verifySignature(s, signed, found.value, signing.format));
+    return check.ok ? { ok: true, payload: markVerified(payload, rawSha256), byPrevious: check.byPrevious } : badSignature(`${found.name}: ${check.reason}`);
   }
-  const check = verifySignature(input.auth.secret, input.rawBody, found.value, signing.format);
-  return check.ok ? accept() : badSignature(`${found.name}: ${check.reason}`);
+  const check = firstProof(secret, previousSecret, (s) => verifySignature(s, input.rawBody, found.value, signing.format));
+  return check.ok ? accept(check.byPrevious) : badSignature(`${found.name}: ${check.reason}`);
 }

@@ -14,12 +14,16 @@ export interface ProviderHeaders {
   signature: readonly string[];
 }
 
-/** What proves a body: the unsealed HMAC secret, or the token check owned by the webhooks module. */
+/**
+ * What proves a body: the unsealed HMAC secret, or the token check owned by the webhooks module.
+ * `previousSecret` is the secret a rotation replaced, present only inside its overlap: it is
+ * tried only when `secret` fails.
+ */
 export type BodyAuth =
-  | { mode: "hmac"; secret: string }
+  | { mode: "hmac"; secret: string; previousSecret?: string }
   | { mode: "token"; verifyToken: TokenVerifier }
   /** Standard Webhooks: the secret, and the time its timestamp must be near. */
-  | { mode: "standard"; secret: string; now: number };
+  | { mode: "standard"; secret: string; previousSecret?: string; now: number };
 
 export interface VerifyInput {
   headers: HeaderBag;
@@ -31,7 +35,8 @@ export interface VerifyInput {
 
 /** A failure is recorded as an `invalid` delivery; verify never throws. */
 export type VerifyResult =
-  | { ok: true; payload: VerifiedPayload }
+  /** `byPrevious`: the signature matched the previous secret of a rotation's overlap (a token is proven before the body). */
+  | { ok: true; payload: VerifiedPayload; byPrevious: boolean }
   /** `bad_signature`: the proof failed or is missing; `bad_payload`: proven or not, the body is unreadable. */
   | { ok: false; code: "bad_signature" | "bad_payload"; reason: string };
 

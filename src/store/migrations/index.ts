@@ -24,6 +24,7 @@ import { m0023BoardCards } from "./0023-board-cards.js";
 import { m0024ForgeConnections } from "./0024-forge-connections.js";
 import { m0026ForgeResponses } from "./0026-forge-responses.js";
 import { m0027WebhookBoardMode } from "./0027-webhook-board-mode.js";
+import { m0028WebhookPreviousSecret } from "./0028-webhook-previous-secret.js";
 import { m0029RepoBotHookWritten } from "./0029-repo-bot-hook-written.js";
 import { m0030RepoBotSecurityRead } from "./0030-repo-bot-security-read.js";
 
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   "0024_forge_connections": m0024ForgeConnections,
   "0026_forge_responses": m0026ForgeResponses,
   "0027_webhook_board_mode": m0027WebhookBoardMode,
+  "0028_webhook_previous_secret": m0028WebhookPreviousSecret,
   "0029_repo_bot_hook_written": m0029RepoBotHookWritten,
   "0030_repo_bot_security_read": m0030RepoBotSecurityRead,
 };

@@ -54,6 +54,12 @@ export interface WebhooksTable {
   /** Token plaintext sealed under the webhook id (HMAC-capable configs only). */
   sealed_key_id: string | null;
   sealed_blob: string | null;
+  /** The token a rotation with an overlap replaced: its salted hash and sealed plaintext, as above. */
+  previous_token_hash: string | null;
+  previous_sealed_key_id: string | null;
+  previous_sealed_blob: string | null;
+  /** Until when (epoch ms, exclusive) the previous token proves deliveries; null without one. */
+  previous_valid_until: number | null;
   created_at: number;
   updated_at: number;
 }
