@@ -113,7 +113,14 @@ export function composeServices(infra: Infrastructure): Services {
     log: infra.log.child({ component: "security-read" }),
   });
   const forgeWiring = { store, access, audit, connections, securityRead, changes, baseUrl: infra.config.baseUrl };
-  const provisioning = new ProvisionService({ ...forgeWiring, clock, ids, sealer: infra.sealer, webhooks });
+  const provisioning = new ProvisionService({
+    ...forgeWiring,
+    clock,
+    ids,
+    sealer: infra.sealer,
+    webhooks,
+    rotationOverlapMs: infra.config.forgeRotationOverlapMs,
+  });
   const repoBots = new RepoBots(forgeWiring);
   const repoBotHealth = new RepoBotHealth({ store, clock, access, connections, provisioning, metrics: infra.metrics });
   const metering = new Metering({ store, clock, log: infra.log });

@@ -224,6 +224,12 @@ describe("the remote CLI against the service", () => {
       expect((await member(["repo-bots", "repair", seed.team.id, rb.id])).code).toBe(1);
       const repaired = await as(seed.teamAdmin.token)(["--json", "repo-bots", "repair", seed.team.id, rb.id]);
       expect(JSON.parse(repaired.stdout)).toMatchObject({ status: "healthy", hook: { active: true } });
+      const admin = as(seed.teamAdmin.token);
+      expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id])).stdout).toMatch(
+        /^Hook \d+ of acme\/widgets has a fresh token\. The old one is accepted until \S+Z\.$/m,
+      );
+      expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "0"])).stdout).toMatch(/The old one is refused\.$/m);
+      expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "soon"])).code).toBe(2);
     } finally {
       await gh.server.close();
     }

@@ -27,6 +27,8 @@ export interface Config {
   webhookMonthlyCallsDefault: number;
   syncDebounceMs: number;
   syncMaxWaitMs: number;
+  /** How long a provisioned webhook's replaced secret still proves deliveries after the service wrote a new one to the forge. */
+  forgeRotationOverlapMs: number;
   /** How long a replica may use a webhook's configuration read from the store; 0 reads it per delivery. */
   configCacheTtlMs: number;
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookMonthlyCallsDefault: read.integer("SERVICE_WEBHOOK_MONTHLY_CALLS_DEFAULT", 10_000, 0),
     syncDebounceMs: read.duration("SERVICE_WEBHOOK_SYNC_DEBOUNCE", 3 * 60_000),
     syncMaxWaitMs: read.duration("SERVICE_WEBHOOK_SYNC_MAX_WAIT", 15 * 60_000),
+    forgeRotationOverlapMs: read.duration("SERVICE_FORGE_ROTATION_OVERLAP", 5 * 60_000),
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),

@@ -11,11 +11,12 @@ import type { TeamRow } from "../store/tenancy.js";
 import * as w from "../store/webhooks.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
-import { configFromRow, secretColumns } from "../webhooks/webhook-record.js";
+import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
+import { rotatedSecretColumns } from "../webhooks/rotated-secret-columns.js";
 import { sealsSecret } from "../webhooks/webhook-rules.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import { mintWebhookToken } from "../webhooks/webhook-token.js";
-import { webhookView } from "../webhooks/webhook-views.js";
+import { webhookViewOfRow } from "../webhooks/webhook-views.js";
 import type { ConnectionService, OpenConnection } from "./connection-service.js";
 import { repoBotView } from "./connection-views.js";
 import { onForge } from "./forge-errors-as-service.js";
@@ -35,6 +36,8 @@ export interface ProvisionDeps {
   connections: ConnectionService;
   securityRead: SecurityRead;
   changes: ChangeFeed;
+  /** How long a rewritten hook's old token still proves deliveries (SERVICE_FORGE_ROTATION_OVERLAP). */
+  rotationOverlapMs: number;
   /** The service's public base address: the delivery address unless the connection pins another. */
   baseUrl: string;
 }
@@ -93,15 +96,7 @@ export class ProvisionService {
    * subscribed, pointed at its address, with a fresh token): the provision's write, forced.
    */
   async repair(p: Principal, teamId: string, repoBotId: string): Promise<void> {
-    const { team } = await this.deps.access.team(p, teamId, "admin");
-    const db = this.deps.store.db;
-    const rb = await f.findRepoBotOfTeam(db, teamId, repoBotId);
-    if (!rb) throw notFound("repo bot");
-    const webhook = await f.findWebhookProvisionedBy(db, rb.id);
-    if (!webhook) throw conflict("this repository's provision did not finish; provision it again");
-    const conn = await this.deps.connections.open(db, teamId, rb.connection_id);
-    const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhook.id);
-    await this.writeHookOnce(p, team, conn, rb, webhook.id, address, true);
+    const { db, rb, conn } = await this.rewrite(p, teamId, repoBotId, "repair");
     const hooks = await conn.hooks();
     if (!hooks.enableHook) return;
     // GitLab keeps a hook it disabled for failing disabled through an edit: its test delivery, signed
@@ -112,8 +107,32 @@ export class ProvisionService {
   }
 
   /**
+   * A provisioned webhook's token rotated: a fresh one written to the forge's hook, the replaced one
+   * still proving deliveries for the rotation overlap, so none sent meanwhile is refused.
+   */
+  async rotate(p: Principal, teamId: string, repoBotId: string, overlapSeconds?: number) {
+    await this.rewrite(p, teamId, repoBotId, "rotate", overlapSeconds === undefined ? undefined : overlapSeconds * 1000);
+    return this.view(teamId, repoBotId, true);
+  }
+
+  /** The provisioned repository's hook written again whatever moved (repair, rotate). */
+  private async rewrite(p: Principal, teamId: string, repoBotId: string, why: "repair" | "rotate", overlapMs?: number) {
+    const { team } = await this.deps.access.team(p, teamId, "admin");
+    const db = this.deps.store.db;
+    const rb = await f.findRepoBotOfTeam(db, teamId, repoBotId);
+    if (!rb) throw notFound("repo bot");
+    const webhook = await f.findWebhookProvisionedBy(db, rb.id);
+    if (!webhook) throw conflict("this repository's provision did not finish; provision it again");
+    const conn = await this.deps.connections.open(db, teamId, rb.connection_id);
+    const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhook.id);
+    await this.writeHookOnce(p, team, conn, rb, webhook.id, address, why, overlapMs);
+    return { db, rb, conn };
+  }
+
+  /**
    * The hook told the address and a fresh token, under the repository's write lease; false when a
-   * provision before did it. `repair`: written even when nothing moved, and audited as such.
+   * provision before did it. `repair` and `rotate` write even when nothing moved, audited as such.
+   * A hook the forge held before keeps proving deliveries with its old token for the rotation overlap.
    */
   private writeHookOnce(
     p: Principal,
@@ -122,7 +141,8 @@ export class ProvisionService {
     rb: f.RepoBotRow,
     webhookId: string,
     address: string,
-    repair = false,
+    why: "provision" | "repair" | "rotate" = "provision",
+    overlapMs = this.deps.rotationOverlapMs,
   ): Promise<boolean> {
     const { store, clock } = this.deps;
     const teamId = team.id;
@@ -130,22 +150,30 @@ export class ProvisionService {
     return withRepoBotLease(store, clock, rb.id, async () => {
       // Read again under the lease: a provision that held it before may have done the work.
       const current = (await f.findRepoBotOfTeam(store.db, teamId, rb.id))!;
-      if (!repair && current.hook_id !== null && current.hook_url === address) return false;
-      const { provider, sign_mode } = configFromRow((await w.findWebhook(store.db, webhookId))!);
+      if (why === "provision" && current.hook_id !== null && current.hook_url === address) return false;
+      const row = (await w.findWebhook(store.db, webhookId))!;
+      const { provider, sign_mode } = configFromRow(row);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
       const hooks = await conn.hooks();
       const hook = await onForge("the hook", () => this.writeHook(hooks, repo, current, { url: address, secret: minted.token }));
+      // The forge may still send what it signed with the old token; a first hook had none to send.
+      const overlap = current.hook_id === null ? 0 : overlapMs;
       await store.tx(async (tx) => {
-        await w.updateWebhook(tx, webhookId, { token_last4: minted.last4, ...secretColumns(minted.secrets), updated_at: clock.now() });
+        const now = clock.now();
+        await w.updateWebhook(tx, webhookId, {
+          token_last4: minted.last4,
+          ...rotatedSecretColumns(secretsFromRow(row), minted.secrets, overlap, now),
+          updated_at: now,
+        });
         await f.updateRepoBot(tx, rb.id, { hook_id: hook.id, hook_url: address, hook_written_at: clock.now(), updated_at: clock.now() });
         await this.deps.audit.record(tx, {
           actorId: p.userId,
-          action: repair ? "forge.repair" : "forge.provision",
+          action: `forge.${why}`,
           targetType: "repo_bot",
           targetId: rb.id,
           orgId: team.org_id,
           teamId,
-          detail: { repo, webhook_id: webhookId, hook_id: hook.id },
+          detail: { repo, webhook_id: webhookId, hook_id: hook.id, overlap_seconds: overlap / 1000 },
         });
       });
       this.deps.changes.publish({ kind: "webhook", id: webhookId });
@@ -193,7 +221,7 @@ export class ProvisionService {
     const webhook = await f.findWebhookProvisionedBy(db, rb.id);
     return {
       ...repoBotView(rb, webhook?.id ?? null),
-      ...(webhook && { webhook: webhookView(configFromRow(webhook), this.deps.baseUrl) }),
+      ...(webhook && { webhook: webhookViewOfRow(webhook, this.deps.baseUrl, this.deps.clock.now()) }),
       ...(wrote !== undefined && { forge_written: wrote }),
     };
   }

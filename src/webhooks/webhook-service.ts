@@ -144,7 +144,8 @@ export class WebhookService {
     let token = "";
     await this.deps.store.tx(async (tx) => {
       const row = await this.find(tx, teamId, webhookId);
-      if (row.provisioned_by !== null) throw conflict("this webhook is managed by forge provisioning; its token rotates there");
+      if (row.provisioned_by !== null)
+        throw conflict(`this webhook is managed by forge provisioning; rotate it with POST /api/teams/${teamId}/forge/repo-bots/${row.provisioned_by}/rotate`);
       const { provider, sign_mode } = configFromRow(row);
       const minted = mintWebhookToken(this.deps.sealer, webhookId, sealsSecret(provider, sign_mode));
       token = minted.token;

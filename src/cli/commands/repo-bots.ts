@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { enc } from "../api.js";
 import { action } from "../context.js";
 import { fields, table } from "../output.js";
+import { seconds } from "./webhooks.js";
 
 type Report = Record<string, any>;
 
@@ -57,6 +58,22 @@ export function registerRepoBots(program: Command): void {
     .action(
       action(async (ctx, team, id) => {
         ctx.out.show(await (await ctx.api()).get(`${path(team!, id)}/health`), reportText);
+      }),
+    );
+
+  bots
+    .command("rotate")
+    .argument("<team>", "team id")
+    .argument("<repo-bot>", "repo bot id")
+    .description("write a fresh token to the repository's hook; the old one is accepted for the overlap (the service's default unless given)")
+    .option("--overlap <seconds>", "keep accepting the old token this long (0-86400; 0 ends it at once, for a leaked token)")
+    .action(
+      action(async (ctx, team, id) => {
+        const body = ctx.opts.overlap === undefined ? {} : { overlap_seconds: seconds("--overlap", ctx.opts.overlap) };
+        ctx.out.show(await (await ctx.api()).post(`${path(team!, id)}/rotate`, body), (d) => {
+          const until = d.webhook?.previous_token_valid_until;
+          return `Hook ${d.hook_id} of ${d.repo} has a fresh token.${until ? ` The old one is accepted until ${until}.` : " The old one is refused."}`;
+        });
       }),
     );
 

@@ -18,7 +18,7 @@ function setting(pair: string): [string, unknown] {
 }
 
 /** A whole number of seconds; the API judges its range. */
-function seconds(name: string, raw: string): number {
+export function seconds(name: string, raw: string): number {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number of seconds`);
   return n;

@@ -155,7 +155,7 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
     expect(stored()).toMatchObject({ id: hook.id, url: repaired.hook_url });
   });
 
-  it("writes a fresh token on repair: the forge's old secret is refused afterwards and the new one accepted", async () => {
+  it("writes a fresh token on repair: the forge's old secret is accepted for the rotation overlap, then refused; the new one accepted", async () => {
     const old = stored().secret;
     t.clock.advance(1_000);
     expect(await deliver("wh_not-the-secret")).toBe(401);
@@ -170,6 +170,8 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
     const fresh = stored().secret;
     expect(fresh).not.toBe(old);
     t.clock.advance(1_000);
+    expect(await deliver(old)).toBe(200);
+    t.clock.advance(5 * 60_000);
     expect(await deliver(old)).toBe(401);
     expect(await deliver(fresh)).toBe(200);
     const after = await health();

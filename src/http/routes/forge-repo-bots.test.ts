@@ -8,7 +8,7 @@ import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
 import type { FakeServer } from "../../test-support/fake-forges/fake-server.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 import { secretsFromRow } from "../../webhooks/webhook-record.js";
-import { tokenMatches } from "../../webhooks/webhook-token.js";
+import { matchWebhookToken, tokenMatches } from "../../webhooks/webhook-token.js";
 
 const BASE = "https://gw.example";
 const FORGES = [
@@ -146,6 +146,30 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect((await seed.member.api.post(repoBots(), { connection_id: connectionId, repo: forge.repo })).status).toBe(403);
     const r = await provision({ webhook_base_url: "https://pinned.example" });
     expect(r.body.hook_url).toBe(`https://pinned.example/api/webhooks/${forge.provider}/${r.body.webhook_id}`);
+  });
+
+  it("rotates a provisioned token: a fresh one on the same hook, the old one still proving deliveries for the overlap", async () => {
+    const first = (await provision()).body;
+    const hook = hooks.of(forge.repo).find((h) => String(h.id) === first.hook_id)!;
+    const old = hook.secret;
+    const stored = async () => secretsFromRow(await t.store.db.selectFrom("webhooks").selectAll().where("id", "=", first.webhook_id).executeTakeFirstOrThrow());
+    expect((await seed.member.api.post(`${repoBots()}/${first.id}/rotate`)).status).toBe(403);
+    const r = await seed.teamAdmin.api.post(`${repoBots()}/${first.id}/rotate`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ hook_id: first.hook_id, webhook_id: first.webhook_id, forge_written: true });
+    expect(hooks.of(forge.repo)).toContain(hook);
+    expect(hook.secret).not.toBe(old);
+    expect(await sharesToken(first.webhook_id, hook.secret)).toBe(true);
+    expect(matchWebhookToken(await stored(), old, t.clock.now())).toBe("previous");
+    expect(r.body.webhook.previous_token_valid_until).toBe(new Date(t.clock.now() + 5 * 60_000).toISOString());
+    t.clock.advance(5 * 60_000);
+    expect(matchWebhookToken(await stored(), old, t.clock.now())).toBeUndefined();
+    expect(matchWebhookToken(await stored(), hook.secret, t.clock.now())).toBe("current");
+    // A leaked token is ended at once.
+    const leaked = hook.secret;
+    expect((await seed.teamAdmin.api.post(`${repoBots()}/${first.id}/rotate`, { overlap_seconds: 0 })).body.webhook.previous_token_valid_until).toBeNull();
+    expect(matchWebhookToken(await stored(), leaked, t.clock.now())).toBeUndefined();
+    expect((await seed.teamAdmin.api.post(`${repoBots()}/${first.id}/rotate`, { overlap_seconds: 86_401 })).status).toBe(400);
   });
 
   it("keeps provisioned configs out of the webhook API's delete and rotate (409), and adopts a patched label_allowlist", async () => {

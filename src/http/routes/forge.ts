@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
 import { Id, TeamParams } from "./schemas.js";
+import { RotateBody } from "./webhooks.js";
 
 const Token = Type.String({ minLength: 1, maxLength: 16_384 });
 const Url = Type.String({ maxLength: 2048 });
@@ -71,6 +72,9 @@ export function registerForgeRoutes(app: App, s: Services): void {
   });
   app.get("/api/teams/:id/forge/repo-bots/:repo_bot_id/health", { schema: { tags, params: RepoBotParams } }, async (req) =>
     s.repoBotHealth.check(req.principal, req.params.id, req.params.repo_bot_id),
+  );
+  app.post("/api/teams/:id/forge/repo-bots/:repo_bot_id/rotate", { schema: { tags, params: RepoBotParams, body: RotateBody } }, async (req) =>
+    s.provisioning.rotate(req.principal, req.params.id, req.params.repo_bot_id, req.body?.overlap_seconds),
   );
   app.post("/api/teams/:id/forge/repo-bots/:repo_bot_id/repair", { schema: { tags, params: RepoBotParams } }, async (req) =>
     s.repoBotHealth.repair(req.principal, req.params.id, req.params.repo_bot_id),

@@ -20,6 +20,8 @@ const PUBLIC = new Set([
   "GET /console/teams/:id/webhooks/:webhook_id",
   "GET /console/teams/:id/runs",
   "GET /console/teams/:id/ledger",
+  "GET /console/teams/:id/forge",
+  "GET /console/teams/:id/forge/repo-bots/:repo_bot_id",
   "GET /console/runs/:id",
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",

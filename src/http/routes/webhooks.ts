@@ -7,8 +7,8 @@ const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
 /** Fields are checked by the webhook capability, which names read-only and unknown fields precisely. */
 const WebhookBody = Type.Object({}, { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" });
 const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
-/** No body, or `{}`, rotates with no overlap: the old token is refused at once. */
-const RotateBody = Type.Union([
+/** `overlap_seconds`, or no body: a webhook's rotate then keeps no overlap, a repo bot's the configured one. */
+export const RotateBody = Type.Union([
   Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_OVERLAP_MAX_SECONDS })) }, { additionalProperties: false }),
   Type.Null(),
 ]);
