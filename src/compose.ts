@@ -140,12 +140,15 @@ export function composeServices(infra: Infrastructure): Services {
     limitDefaults: infra.config.orgDefaults,
   });
   const bodies = new BodyBatch();
+  const overlap = new OverlapStep({ store });
   const parked = new ParkedLaunches({
     store,
     clock,
     ids,
     launcher,
     targets,
+    overlap,
+    runs: runQueue,
     metrics: infra.metrics,
     log: infra.log.child({ component: "parked-launches" }),
     quietMs: infra.config.syncDebounceMs,
@@ -169,7 +172,7 @@ export function composeServices(infra: Infrastructure): Services {
     monthlyCallsDefault: infra.config.webhookMonthlyCallsDefault,
     syncDebounceMs: infra.config.syncDebounceMs,
     forge,
-    overlap: new OverlapStep({ store }),
+    overlap,
   });
   const retries = new RetrySweeper({ store, clock, launcher, metrics: infra.metrics, log: infra.log.child({ component: "retry-sweeper" }) });
   const schedules = new ScheduleService({ store, clock, ids, access, audit, bots });

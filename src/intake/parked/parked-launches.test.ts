@@ -5,6 +5,7 @@ import { randomIds } from "../../core/ids.js";
 import { monthOf } from "../../core/month.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 import { githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
+import { OverlapStep } from "../pipeline/overlap.js";
 import { MAX_ATTEMPTS, ParkedLaunches, retryDelayMs } from "./parked-launches.js";
 
 const examples = loadGithubExamples();
@@ -148,6 +149,34 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     }
   });
 
+  it("applies overlap when the parked push launches: skip drops it while a run is in flight, supersede launches it and cancels that run", async () => {
+    const status = (id: string) => t.store.db.selectFrom("runs").select("status").where("id", "=", id).executeTakeFirstOrThrow();
+    for (const overlap of ["skip", "supersede"] as const) {
+      const hook = await createHook(seed.team.id, { overlap });
+      const number = ++pr;
+      const first = await push(hook, number, "o1", t.clock.now());
+      t.clock.advance(QUIET);
+      await t.services.parked.sweep();
+      const [inFlight] = await runsOf(first.body.delivery_id);
+      const second = await push(hook, number, "o2", t.clock.now());
+      expect(second.status).toBe(202);
+      t.clock.advance(QUIET);
+      await t.services.parked.sweep();
+      if (overlap === "skip") {
+        expect(await row(hook, second.body.delivery_id)).toMatchObject({
+          status: "filtered",
+          reason: `parked launch dropped: overlap skip: review-pr already runs on ${inFlight!.subject_id} (${inFlight!.id})`,
+        });
+        expect(await runsOf(second.body.delivery_id)).toEqual([]);
+        expect(await status(inFlight!.id)).toMatchObject({ status: "queued" });
+      } else {
+        expect(await row(hook, second.body.delivery_id)).toMatchObject({ status: "launched" });
+        expect(await status(inFlight!.id)).toMatchObject({ status: "cancelled" });
+      }
+      expect(await parkedRow(second.body.delivery_id)).toBeUndefined();
+    }
+  });
+
   it("drops the launches parked for a pull request when it is closed", async () => {
     const hook = await createHook();
     const parked = await push(hook, ++pr, "e1", t.clock.now());
@@ -274,6 +303,8 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
       ids: randomIds,
       launcher: t.services.launcher,
       targets: t.services.targets,
+      overlap: new OverlapStep({ store: t.store }),
+      runs: t.services.runQueue,
       metrics: t.services.metrics,
       log: pino({ level: "silent" }),
       quietMs: QUIET,

@@ -1,3 +1,5 @@
+import type { OverlapStep } from "../pipeline/overlap.js";
+import type { Runs } from "../../runs/runs.js";
 import type { Logger } from "pino";
 import type { Launcher } from "../../admission/launcher.js";
 import type { Clock } from "../../core/clock.js";
@@ -53,6 +55,10 @@ export interface ParkedLaunchesDeps {
   ids: IdGenerator;
   launcher: Launcher;
   targets: DeliveryTargets;
+  /** The webhook's `overlap`, decided at the launch's own time. */
+  overlap: OverlapStep;
+  /** Cancels the runs a supersede launch replaces. */
+  runs: Pick<Runs, "cancel">;
   metrics: Metrics;
   log: Logger;
   /** The quiet window after the last push (SERVICE_WEBHOOK_SYNC_DEBOUNCE). */
@@ -180,6 +186,12 @@ export class ParkedLaunches {
       await this.settle(parked, releasedRow(parked, `parked launch dropped: ${unwanted}`));
       return;
     }
+    // `overlap` is the webhook's as it is now, against the runs in flight now: the push waited.
+    const overlap = await this.deps.overlap.verdict(config, plan);
+    if (overlap.kind === "skip") {
+      await this.settle(parked, releasedRow(parked, `parked launch dropped: ${overlap.reason}`));
+      return;
+    }
 
     const now = clock.now();
     const result = await launcher
@@ -197,6 +209,7 @@ export class ParkedLaunches {
     if (!result || result.kind === "launched") {
       await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
       if (result) this.count(config.provider, "launched");
+      if (result && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
       return;
     }
     const { denial } = result;

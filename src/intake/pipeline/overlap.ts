@@ -32,11 +32,16 @@ export class OverlapStep {
     const kept: LaunchPlan[] = [];
     const skipped: string[] = [];
     for (const plan of decision.launches) {
-      const match = { teamId: config.tenant_id, webhookId: config.id, subjectId: plan.subjectId, botId: plan.botId };
-      const verdict = decideOverlap(mode, plan, await findActiveRunsOfSubject(this.deps.store.db, match));
+      const verdict = await this.verdict(config, plan);
       if (verdict.kind === "skip") skipped.push(verdict.reason);
       else kept.push(verdict.kind === "supersede" ? { ...plan, supersedes: verdict.runIds } : plan);
     }
     return kept.length > 0 ? { kind: "launch", launches: kept } : filtered(skipped.join("; "));
+  }
+
+  /** One plan's verdict against what runs now (a parked synchronize launch asks at its own launch time). */
+  async verdict(config: WebhookConfig, plan: LaunchPlan): Promise<OverlapVerdict> {
+    const match = { teamId: config.tenant_id, webhookId: config.id, subjectId: plan.subjectId, botId: plan.botId };
+    return decideOverlap(config.overlap, plan, await findActiveRunsOfSubject(this.deps.store.db, match));
   }
 }
