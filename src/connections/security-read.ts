@@ -65,7 +65,6 @@ export class SecurityRead {
 
   /** Mints (true) or withdraws (false) the token; nothing on the forge when it is already so. Answers whether the forge was written. */
   async set(p: Principal, team: TeamRow, conn: OpenConnection, repoBotId: string, webhookId: string, enabled: boolean): Promise<boolean> {
-    const issuer = conn.securityTokens();
     return withRepoBotLease(this.deps.store, this.deps.clock, repoBotId, async () => {
       const rb = (await f.findRepoBotOfTeam(this.deps.store.db, team.id, repoBotId))!;
       if (enabled && rb.security_secret_id !== null) {
@@ -74,6 +73,7 @@ export class SecurityRead {
       }
       if (!enabled && rb.security_secret_id === null) return false;
       if (enabled) {
+        const issuer = conn.securityTokens();
         const minted = await this.onForge("mint", () => issuer.mint(rb.repo, forgeLabelOf(rb.id)));
         const secretId = await this.keep(p, team, rb, minted);
         await this.handTo(p, team.id, webhookId, secretId);
