@@ -34,3 +34,10 @@ export function count(name: string, raw: string | undefined, fallback: number): 
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number of at least 1`);
   return n;
 }
+
+/** A whole number of seconds (0 allowed; the API judges the range), or a usage error naming the option. */
+export function seconds(name: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number of seconds`);
+  return n;
+}

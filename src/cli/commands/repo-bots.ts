@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { enc } from "../api.js";
-import { action } from "../context.js";
+import { action, seconds } from "../context.js";
 import { fields, table } from "../output.js";
-import { seconds } from "./webhooks.js";
 
 type Report = Record<string, any>;
 

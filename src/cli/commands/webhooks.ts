@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UsageError, enc } from "../api.js";
-import { action } from "../context.js";
+import { action, seconds } from "../context.js";
 import { fields, table } from "../output.js";
 
 const collect = (v: string, all: string[]) => [...all, v];
@@ -15,13 +15,6 @@ function setting(pair: string): [string, unknown] {
   } catch {
     return [pair.slice(0, at), raw];
   }
-}
-
-/** A whole number of seconds; the API judges its range. */
-export function seconds(name: string, raw: string): number {
-  const n = Number(raw);
-  if (raw.trim() === "" || !Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number of seconds`);
-  return n;
 }
 
 const SHOWN = ["id", "name", "provider", "enabled", "sign_mode", "bot_ids", "token_last4", "delivery_url"];
