@@ -1,7 +1,6 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
-import { Id, TeamParams } from "./schemas.js";
-import { RotateBody } from "./webhooks.js";
+import { Id, RotateBody, TeamParams } from "./schemas.js";
 
 const Token = Type.String({ minLength: 1, maxLength: 16_384 });
 const Url = Type.String({ maxLength: 2048 });

@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import { ROTATION_OVERLAP_MAX_SECONDS } from "../../webhooks/webhook-service.js";
 
 /** Shared request schemas: ids in paths, limits, statuses. */
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" });
@@ -11,3 +12,9 @@ export const Usd = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
 
 export const TeamParams = Type.Object({ id: Id });
 export const OrgParams = Type.Object({ id: Id });
+
+/** `overlap_seconds`, or no body: a webhook's rotate then keeps no overlap, a repo bot's the configured one. */
+export const RotateBody = Type.Union([
+  Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_OVERLAP_MAX_SECONDS })) }, { additionalProperties: false }),
+  Type.Null(),
+]);

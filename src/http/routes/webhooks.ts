@@ -1,17 +1,11 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
-import { ROTATION_OVERLAP_MAX_SECONDS } from "../../webhooks/webhook-service.js";
-import { Id, TeamParams } from "./schemas.js";
+import { Id, RotateBody, TeamParams } from "./schemas.js";
 
 const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
 /** Fields are checked by the webhook capability, which names read-only and unknown fields precisely. */
 const WebhookBody = Type.Object({}, { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" });
 const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
-/** `overlap_seconds`, or no body: a webhook's rotate then keeps no overlap, a repo bot's the configured one. */
-export const RotateBody = Type.Union([
-  Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_OVERLAP_MAX_SECONDS })) }, { additionalProperties: false }),
-  Type.Null(),
-]);
 
 /** The spec's webhook management table: members read, team admins write. */
 export function registerWebhookRoutes(app: App, s: Services): void {
