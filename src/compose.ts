@@ -106,6 +106,7 @@ export function composeServices(infra: Infrastructure): Services {
     clock,
     ids,
     sealer: infra.sealer,
+    credentials,
     audit,
     webhooks,
     connections,

@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import { Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
-import { sealedSecretValue } from "../credentials/credential-store.js";
+import { type CredentialStore, sealedSecretValue } from "../credentials/credential-store.js";
 import type { SecurityToken } from "../forge/hooks/security-tokens.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as c from "../store/credentials.js";
@@ -13,6 +13,7 @@ import type { TeamRow } from "../store/tenancy.js";
 import { findWebhook } from "../store/webhooks.js";
 import type { Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
+import { configFromRow } from "../webhooks/webhook-record.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { ConnectionService, OpenConnection } from "./connection-service.js";
 import { onForge } from "./forge-errors-as-service.js";
@@ -29,6 +30,7 @@ export interface SecurityReadDeps {
   clock: Clock;
   ids: IdGenerator;
   sealer: Sealer;
+  credentials: CredentialStore;
   audit: AuditLog;
   webhooks: WebhookService;
   connections: ConnectionService;
@@ -92,8 +94,7 @@ export class SecurityRead {
   /** Withdraws the token on the forge (deprovisioning, before its rows go); nothing when none was minted. */
   async revoke(conn: OpenConnection, rb: f.RepoBotRow): Promise<void> {
     if (rb.security_secret_id === null) return;
-    const secret = await c.findWorkflowSecret(this.deps.store.db, rb.security_secret_id);
-    const token = secret ? this.deps.sealer.open({ keyId: secret.sealed_key_id, blob: secret.sealed_blob }, secret.id) : "";
+    const token = (await this.deps.credentials.openSecret(rb.security_secret_id, rb.team_id))?.value ?? "";
     await this.onForge("revoke", () => conn.securityTokens().revoke(rb.repo, { token, forgeTokenId: rb.security_forge_token_id }));
   }
 
@@ -124,11 +125,11 @@ export class SecurityRead {
     const rb = await f.findRepoBot(store.db, repoBotId);
     // Withdrawn, or renewed by another replica, since the sweep's read.
     if (!rb || rb.security_secret_id === null || rb.security_renew_at === null || rb.security_renew_at > clock.now()) return false;
-    const secret = await c.findWorkflowSecret(store.db, rb.security_secret_id);
+    const secret = await this.deps.credentials.openSecret(rb.security_secret_id, rb.team_id);
     if (!secret) return false;
     const conn = await this.deps.connections.open(store.db, rb.team_id, rb.connection_id);
     const held: SecurityToken = {
-      token: sealer.open({ keyId: secret.sealed_key_id, blob: secret.sealed_blob }, secret.id),
+      token: secret.value,
       forgeTokenId: rb.security_forge_token_id,
       expiresAt: rb.security_expires_at ?? 0,
       renewAt: rb.security_renew_at,
@@ -159,7 +160,7 @@ export class SecurityRead {
   private async handTo(p: Principal, teamId: string, webhookId: string, secretId: string | null): Promise<void> {
     const hook = await findWebhook(this.deps.store.db, webhookId);
     if (!hook) return;
-    const overrides = JSON.parse(hook.secret_overrides) as Record<string, string>;
+    const overrides = configFromRow(hook).secret_overrides;
     if ((overrides[SECURITY_READ_OVERRIDE] ?? null) === secretId) return;
     const { [SECURITY_READ_OVERRIDE]: _dropped, ...others } = overrides;
     await this.deps.webhooks.update(p, teamId, webhookId, { secret_overrides: secretId === null ? others : { ...others, [SECURITY_READ_OVERRIDE]: secretId } });
