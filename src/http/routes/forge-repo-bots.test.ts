@@ -72,6 +72,40 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect(hooks.writes()).toHaveLength(1);
   });
 
+  it("keeps each stored field a body omits, and takes each it names (the spec's repo-bots table)", async () => {
+    const set = {
+      launch_vars: { depth: "full" },
+      overlap: "skip",
+      auto_fix_on_gate_failure: true,
+      hold_labels: ["wip", "hold"],
+      label_allowlist: ["bug"],
+      gate_context: "ci/build",
+    };
+    const shown = (b: any) => ({
+      launch_vars: b.webhook.launch_vars,
+      overlap: b.webhook.overlap,
+      auto_fix_on_gate_failure: b.auto_fix_on_gate_failure,
+      hold_labels: b.webhook.hold_labels,
+      label_allowlist: b.webhook.label_allowlist,
+      gate_context: b.gate_context,
+    });
+    expect(shown((await provision(set)).body)).toEqual(set);
+    expect(shown((await provision()).body)).toEqual(set);
+    const changed = {
+      launch_vars: { depth: "shallow" },
+      overlap: "supersede",
+      auto_fix_on_gate_failure: false,
+      hold_labels: ["wip"],
+      label_allowlist: [],
+      gate_context: "ci/test",
+    };
+    for (const [field, value] of Object.entries(changed)) {
+      expect(shown((await provision({ [field]: value })).body)[field as keyof typeof set], field).toEqual(value);
+    }
+    expect(shown((await provision()).body)).toEqual(changed);
+    await provision({ overlap: "allow", hold_labels: ["wip"], label_allowlist: [] });
+  });
+
   it("writes nothing to the forge when nothing moved", async () => {
     const writes = hooks.writes().length;
     const requests = server.requests.length;
