@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
+import { MAX_LINE, parseQuestionLine, parseSummaryLine, type BotQuestion, type OutputSink } from "./bot-output.js";
 import { secretMask } from "./mask-secrets.js";
 import { parseUsageLine, parseUsageWindowLine, type BotUsageLine, type UsageWindow } from "./usage-line.js";
 
@@ -16,13 +17,16 @@ export interface BotInput {
   projectPath: string | null;
 }
 
-/** How the bot ended, with what it reported: usage lines, and the usage window it found exhausted, if any. */
+/**
+ * How the bot ended, with what it reported: usage lines, the usage window it found exhausted,
+ * its last summary line and the question it stopped to ask, if any.
+ */
 export type BotExit = (
   | { kind: "exited"; code: number; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "timed_out"; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "aborted"; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "spawn_failed"; message: string; usage: BotUsageLine[]; stderrTail: string }
-) & { usageWindow?: UsageWindow };
+) & { usageWindow?: UsageWindow; summary?: string; question?: BotQuestion };
 
 const STDERR_TAIL = 2000;
 /** After SIGTERM a bot gets this long to exit before SIGKILL. */
@@ -34,7 +38,13 @@ const KILL_GRACE_MS = 5000;
  * (its keys and secrets) win over the bots file's env, and their values are masked in what
  * the bot's exit carries back (stderr, a spawn error), so no log or run view repeats them.
  */
-export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSignal, credentials: Record<string, string> = {}): Promise<BotExit> {
+export function runBotCommand(
+  bot: BotCommand,
+  input: BotInput,
+  signal: AbortSignal,
+  credentials: Record<string, string> = {},
+  onOutput: OutputSink = () => undefined,
+): Promise<BotExit> {
   const [first, ...args] = bot.command;
   const file = first === "node" ? process.execPath : first!;
   const env: Record<string, string> = {
@@ -57,6 +67,8 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
   return new Promise((resolve) => {
     const usage: BotUsageLine[] = [];
     let usageWindow: UsageWindow | undefined;
+    let summary: string | undefined;
+    let question: BotQuestion | undefined;
     let stderr = "";
     let cut = false;
     let ending: "timed_out" | "aborted" | undefined;
@@ -82,13 +94,36 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
 
     createInterface({ input: child.stdout }).on("line", (line) => {
       const parsed = parseUsageLine(line);
+      const window = parsed ? undefined : parseUsageWindowLine(line);
+      const said = parsed || window ? undefined : parseSummaryLine(line);
+      const asked = parsed || window || said ? undefined : parseQuestionLine(line);
       if (parsed) usage.push(parsed);
-      else usageWindow = parseUsageWindowLine(line) ?? usageWindow;
+      usageWindow = window ?? usageWindow;
+      summary = said ?? summary;
+      question = asked ?? question;
+      if (parsed || window || said || asked) return;
+      for (let at = 0; at < Math.max(line.length, 1); at += MAX_LINE) {
+        const piece = line.slice(at, at + MAX_LINE);
+        onOutput({ stream: "stdout", text: `${hide.mask(piece)}${at + MAX_LINE >= line.length ? "\n" : ""}` });
+      }
     });
-    child.stderr.on("data", (chunk: Buffer) => {
-      const all = stderr + chunk.toString("utf8");
+    let partial = "";
+    const passStderr = (flush: boolean) => {
+      let nl = partial.indexOf("\n");
+      while (nl >= 0 || partial.length >= MAX_LINE || (flush && partial.length > 0)) {
+        const end = nl >= 0 && nl < MAX_LINE ? nl + 1 : Math.min(partial.length, MAX_LINE);
+        onOutput({ stream: "stderr", text: hide.mask(partial.slice(0, end)) });
+        partial = partial.slice(end);
+        nl = partial.indexOf("\n");
+      }
+    };
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      const all = stderr + text;
       cut ||= all.length > keep;
       stderr = all.slice(-keep);
+      partial += text;
+      passStderr(false);
     });
     // A bot that never reads stdin closes it early; that is not an error of the run.
     child.stdin.on("error", () => undefined);
@@ -110,8 +145,9 @@ export function runBotCommand(bot: BotCommand, input: BotInput, signal: AbortSig
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
+      passStderr(true);
       const shown = { ...exit, stderrTail: hide.tail(exit.stderrTail, cut, STDERR_TAIL), ...("message" in exit && { message: hide.mask(exit.message) }) };
-      resolve(usageWindow ? { ...shown, usageWindow } : shown);
+      resolve({ ...shown, ...(usageWindow && { usageWindow }), ...(summary && { summary }), ...(question && { question }) });
     };
     // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
     child.on("error", (err) => {
