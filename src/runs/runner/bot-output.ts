@@ -48,3 +48,8 @@ function protocolObject(line: string, key: string): Record<string, unknown> | un
     return undefined;
   }
 }
+
+/** Where the service keeps an attempt's output, once the runner's claim on the attempt is proven. */
+export interface AttemptOutputStore {
+  append(runId: string, attempt: number, chunks: OutputChunk[]): Promise<void>;
+}
