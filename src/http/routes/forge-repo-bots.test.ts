@@ -215,6 +215,30 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect((await provision()).body.webhook.label_allowlist).toEqual(["security"]);
   });
 
+  it("refuses a PATCH of the fields provisioning owns on a provisioned config (409 naming repo-bots), changing nothing", async () => {
+    const { webhook_id } = (await provision({ bot_ids: ["review-pr"], hold_labels: ["wip"] })).body;
+    const hook = `/api/teams/${seed.team.id}/webhooks/${webhook_id}`;
+    const before = (await seed.teamAdmin.api.get(hook)).body;
+    for (const body of [
+      { bot_ids: ["review-pr", "improve-branch"] },
+      { hold_labels: [] },
+      { launch_vars: { a: "b" } },
+      { overlap: "skip" },
+      { project_allowlist: ["*"] },
+      { name: "renamed", hold_labels: ["x"] },
+    ]) {
+      const r = await seed.teamAdmin.api.patch(hook, body);
+      expect(r.status, JSON.stringify(body)).toBe(409);
+      expect(r.body.error).toBe("conflict");
+      expect(r.body.detail).toContain(`/api/teams/${seed.team.id}/forge/repo-bots`);
+    }
+    expect((await seed.teamAdmin.api.get(hook)).body).toEqual(before);
+    // What provisioning does not write stays the team's to tune.
+    expect((await seed.teamAdmin.api.patch(hook, { review_on_sync: true })).status).toBe(200);
+    // The repo-bots route changes the owned fields.
+    expect((await provision({ hold_labels: [] })).body.webhook.hold_labels).toEqual([]);
+  });
+
   it("lists the connection's repositories with whether each is provisioned", async () => {
     hooks.hooks.set("acme/unwired", []);
     const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
