@@ -25,6 +25,7 @@ import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
 import { RunCredentials } from "./credentials/run-credentials.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
+import { DeliveryLog } from "./deliveries/delivery-log.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -182,6 +183,7 @@ export function composeServices(infra: Infrastructure): Services {
   const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
+  const deliveries = new DeliveryLog({ store, access });
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config,
@@ -195,6 +197,7 @@ export function composeServices(infra: Infrastructure): Services {
     passwords,
     tenancy,
     webhooks,
+    deliveries,
     connections,
     provisioning,
     repoBots,

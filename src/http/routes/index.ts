@@ -5,6 +5,7 @@ import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
 import { registerSignInRoutes } from "./sign-in.js";
 import { registerWebhookRoutes } from "./webhooks.js";
+import { registerDeliveryRoutes } from "./deliveries.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
@@ -24,6 +25,7 @@ export const routeModules: RouteModule[] = [
   registerUserRoutes,
   registerSignInRoutes,
   registerWebhookRoutes,
+  registerDeliveryRoutes,
   registerCredentialRoutes,
   registerBotRoutes,
   registerRunRoutes,

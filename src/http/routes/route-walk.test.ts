@@ -18,6 +18,7 @@ const PUBLIC = new Set([
   "GET /console",
   "GET /console/teams/:id",
   "GET /console/teams/:id/webhooks/:webhook_id",
+  "GET /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id",
   "GET /console/teams/:id/runs",
   "GET /console/teams/:id/ledger",
   "GET /console/teams/:id/forge",
@@ -141,6 +142,7 @@ describe("every registered route", () => {
         // Promoting itself, or removing someone of org A.
         .replace(":user_id", r.method === "PUT" ? user.id : member.id)
         .replace(":webhook_id", hook)
+        .replace(":delivery_id", "dlv_none")
         .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
         .replace(":secret_id", secret)
         .replace(":bot_id", bot)
