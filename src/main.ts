@@ -36,10 +36,9 @@ async function main(): Promise<void> {
   const runner =
     config.runner === "inprocess"
       ? startRunner({
+          desk: services.runnerDesk,
           runs: services.runQueue,
           bots: services.botCommands,
-          credentials: services.runCredentials,
-          metrics,
           log,
           concurrency: config.runnerConcurrency,
           role: "inprocess",
