@@ -93,24 +93,27 @@ describe.each(storeKinds())("the team's board on %s", (kind) => {
     expect(await cardOf(ref)).toBeUndefined();
   });
 
-  it.each(["forge_b", "forge_c"] as const)("puts an untrusted author's issue (%s) on the board as a needs:approval card whenever the team's board is on", async (provider) => {
-    const hook = await forgeHook(w, provider, { auto_implement_on_open: true, bot_ids: ["improve"] });
-    const off = opened(undefined);
-    expect((await deliver(w, hook, "issues", off.payload)).body.status).toBe("filtered");
-    expect(await cardOf(off.ref)).toBeUndefined();
-    for (const mode of ["track", "coordinate"]) {
-      await setBoard(mode);
-      try {
-        const { payload, ref } = opened(undefined);
-        const res = await deliver(w, hook, "issues", payload);
-        expect(res.body.status).toBe("filtered");
-        expect(res.body.reason).toMatch(/card card_\w+ waits on the board for approval$/);
-        expect(await cardOf(ref)).toMatchObject({ column: "ready", labels: ["needs:approval"], bot: "improve" });
-      } finally {
-        await setBoard("off");
+  it.each(["forge_b", "forge_c"] as const)(
+    "puts an untrusted author's issue (%s) on the board as a needs:approval card whenever the team's board is on",
+    async (provider) => {
+      const hook = await forgeHook(w, provider, { auto_implement_on_open: true, bot_ids: ["improve"] });
+      const off = opened(undefined);
+      expect((await deliver(w, hook, "issues", off.payload)).body.status).toBe("filtered");
+      expect(await cardOf(off.ref)).toBeUndefined();
+      for (const mode of ["track", "coordinate"]) {
+        await setBoard(mode);
+        try {
+          const { payload, ref } = opened(undefined);
+          const res = await deliver(w, hook, "issues", payload);
+          expect(res.body.status).toBe("filtered");
+          expect(res.body.reason).toMatch(/card card_\w+ waits on the board for approval$/);
+          expect(await cardOf(ref)).toMatchObject({ column: "ready", labels: ["needs:approval"], bot: "improve" });
+        } finally {
+          await setBoard("off");
+        }
       }
-    }
-  });
+    },
+  );
 
   it("lets a webhook's explicit board_mode (deprecated) win over the team's", async () => {
     await setBoard("coordinate");
