@@ -20,6 +20,7 @@ import { UsageViews } from "./metering/usage-views.js";
 import { BotCommands } from "./runs/runner/bot-commands.js";
 import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
+import { RunLogs } from "./runs/run-logs.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -129,6 +130,7 @@ export function composeServices(infra: Infrastructure): Services {
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
   const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
   const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({
@@ -208,6 +210,7 @@ export function composeServices(infra: Infrastructure): Services {
     botCommands,
     runCredentials,
     runs,
+    runLogs,
     usage,
     intake,
     parked,

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
           runs: services.runQueue,
           bots: services.botCommands,
           credentials: services.runCredentials,
+          output: services.runLogs,
           metrics,
           log,
           concurrency: config.runnerConcurrency,
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
+  const runLogs = services.runLogs.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
 
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     () => parked.stop(),
     () => scheduler.stop(),
     () => retries.stop(),
+    () => runLogs.stop(),
     () => boardDispatcher.stop(),
     () => securityRead.stop(),
     () => store.close(),

@@ -20,6 +20,7 @@ import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
+import type { RunLogs } from "../runs/run-logs.js";
 import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -71,6 +72,7 @@ export interface Services {
   /** The keys and secrets each attempt is handed at spawn. */
   runCredentials: RunCredentials;
   runs: RunsApi;
+  runLogs: RunLogs;
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;

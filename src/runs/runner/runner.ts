@@ -4,6 +4,8 @@ import type { UsageReport } from "../../metering/metering.js";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { ClaimedRun, RunOutcome, Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
+import type { AttemptOutputStore } from "./bot-output.js";
+import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
 
 export interface RunnerOptions {
@@ -11,6 +13,8 @@ export interface RunnerOptions {
   bots: BotCommands;
   /** Hands each attempt its keys and secrets at spawn. */
   credentials: Pick<RunCredentials, "handOver">;
+  /** Where each attempt's output goes; without one it is let go. */
+  output?: AttemptOutputStore;
   metrics: Metrics;
   log: Logger;
   /** Names this runner in claims and logs. */
@@ -140,12 +144,18 @@ export class Runner {
         return;
       }
       log.info("run started");
+      const output = outputBuffer(
+        async (chunks) => this.o.output?.append(run.id, attempt, chunks),
+        (err) => log.warn({ err }, "output lines could not be kept"),
+      );
       const exit = await runBotCommand(
         bot,
         { runId: run.id, botId: run.bot_id, attempt, vars: a.claim.vars, repoUrl: run.repo_url, repoRef: run.repo_ref, projectPath: run.project_path },
         a.controller.signal,
         handed.env,
+        output.sink,
       );
+      await output.drain();
       const outcome = outcomeOf(exit, a.stopReason);
       const usage: UsageReport[] = exit.usage.map((u, i) => ({
         // Attempt-scoped ids: a bot that reuses its own ids on a resume still counts per attempt.

@@ -4,6 +4,7 @@ import type { RunCredentials } from "../../credentials/run-credentials.js";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
+import type { AttemptOutputStore } from "./bot-output.js";
 import { Runner } from "./runner.js";
 
 /** How often an in-process timer flips runs whose lease lapsed (every replica may run it: the UPDATE is idempotent). */
@@ -17,6 +18,7 @@ export function startRunner(o: {
   runs: Runs;
   bots: BotCommands;
   credentials: RunCredentials;
+  output?: AttemptOutputStore;
   metrics: Metrics;
   log: Logger;
   concurrency: number;
@@ -31,6 +33,7 @@ export function startRunner(o: {
     runs: o.runs,
     bots: o.bots,
     credentials: o.credentials,
+    output: o.output,
     metrics: o.metrics,
     log: o.log.child({ component: "runner" }),
     worker: `${os.hostname()}:${process.pid}:${o.role}`,
