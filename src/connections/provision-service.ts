@@ -200,7 +200,7 @@ export class ProvisionService {
     const fields = webhookFieldsOf(input);
     const existing = await f.findWebhookProvisionedBy(this.deps.store.db, rb.id);
     if (existing) {
-      if (Object.keys(fields).length > 0) await this.deps.webhooks.update(p, teamId, existing.id, fields);
+      if (Object.keys(fields).length > 0) await this.deps.webhooks.update(p, teamId, existing.id, fields, { provisioning: true });
       return existing.id;
     }
     const body = {

@@ -34,9 +34,19 @@ export class RepoBots {
     return Promise.all(rows.map(async (r) => repoBotView(r, (await f.findWebhookProvisionedBy(db, r.id))?.id ?? null)));
   }
 
-  /** The repositories the connection's credential can add hooks to, from the forge, each with its provisioning. */
-  async repos(p: Principal, teamId: string, connectionId: string) {
+  /**
+   * The repositories the connection's credential can add hooks to, from the forge, each with its
+   * provisioning; without a connection, every connection's of the team (a forge failing fails the list).
+   */
+  async repos(p: Principal, teamId: string, connectionId?: string) {
     await this.deps.access.team(p, teamId, "member");
+    const db = this.deps.store.db;
+    const ids = connectionId !== undefined ? [connectionId] : (await f.listForgeConnectionsOfTeam(db, teamId)).map((c) => c.id);
+    const lists = await Promise.all(ids.map((id) => this.reposOf(teamId, id)));
+    return lists.flat();
+  }
+
+  private async reposOf(teamId: string, connectionId: string) {
     const db = this.deps.store.db;
     const conn = await this.deps.connections.open(db, teamId, connectionId);
     const hooks = await conn.hooks();
@@ -46,7 +56,15 @@ export class RepoBots {
       onForgeSide.map(async ({ repo }) => {
         const rb = provisioned.get(repo);
         const wired = rb !== undefined && rb.hook_id !== null;
-        return { repo, provisioned: wired, repo_bot_id: rb?.id ?? null, hook_id: rb?.hook_id ?? null, hook: wired ? await hookHealth(hooks, rb) : null };
+        return {
+          repo,
+          connection_id: connectionId,
+          provider: conn.provider,
+          provisioned: wired,
+          repo_bot_id: rb?.id ?? null,
+          hook_id: rb?.hook_id ?? null,
+          hook: wired ? await hookHealth(hooks, rb) : null,
+        };
       }),
     );
   }

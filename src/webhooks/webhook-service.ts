@@ -38,6 +38,21 @@ export interface WebhookServiceDeps {
   changes: ChangeFeed;
 }
 
+/**
+ * Fields forge provisioning writes on the configs it makes (the repo-bots body's, and what ties the
+ * config to its repository): the webhook API's PATCH refuses them there. label_allowlist is not
+ * among them: one patched onto a provisioned config is adopted by the next provision (spec rule 4).
+ */
+export const PROVISION_OWNED_FIELDS: ReadonlySet<string> = new Set([
+  "bot_ids",
+  "launch_vars",
+  "overlap",
+  "hold_labels",
+  "project_allowlist",
+  "forge_base_url",
+  "sign_mode",
+]);
+
 export const DELIVERIES_DEFAULT_LIMIT = 100;
 export const DELIVERIES_MAX_LIMIT = 1000;
 /** A day: time enough for a person to paste a rotated token into a forge's secret field. */
@@ -93,8 +108,11 @@ export class WebhookService {
     return { config: this.view((await w.findWebhook(this.deps.store.db, id))!), token: minted.token };
   }
 
-  /** Changes the named fields; read-only and unknown fields are refused by name. */
-  async update(p: Principal, teamId: string, webhookId: string, body: unknown) {
+  /**
+   * Changes the named fields; read-only and unknown fields are refused by name. On a provisioned
+   * config the fields provisioning writes are refused (409) unless `provisioning` is the caller.
+   */
+  async update(p: Principal, teamId: string, webhookId: string, body: unknown, options: { provisioning?: boolean } = {}) {
     const { team } = await this.deps.access.team(p, teamId, "admin");
     let wildcard = false;
     await this.deps.store.tx(async (tx) => {
@@ -103,6 +121,12 @@ export class WebhookService {
       const fields: WebhookFields = parseWebhookFields(body, current.provider);
       const names = Object.keys(fields);
       if (names.length === 0) throw invalid("body", "name at least one field to change");
+      const owned = names.filter((n) => PROVISION_OWNED_FIELDS.has(n));
+      if (row.provisioned_by !== null && !options.provisioning && owned.length > 0) {
+        throw conflict(
+          `this webhook is managed by forge provisioning; change ${owned.join(", ")} with POST /api/teams/${teamId}/forge/repo-bots (repo-bot ${row.provisioned_by})`,
+        );
+      }
       const next: EditableConfig = { ...pickEditable(current), ...fields };
       checkWebhookRules(current.provider, next);
       if (next.sign_mode !== "token" && secretsFromRow(row).sealed_secret === null) {

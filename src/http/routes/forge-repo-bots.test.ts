@@ -215,6 +215,30 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect((await provision()).body.webhook.label_allowlist).toEqual(["security"]);
   });
 
+  it("refuses a PATCH of the fields provisioning owns on a provisioned config (409 naming repo-bots), changing nothing", async () => {
+    const { webhook_id } = (await provision({ bot_ids: ["review-pr"], hold_labels: ["wip"] })).body;
+    const hook = `/api/teams/${seed.team.id}/webhooks/${webhook_id}`;
+    const before = (await seed.teamAdmin.api.get(hook)).body;
+    for (const body of [
+      { bot_ids: ["review-pr", "improve-branch"] },
+      { hold_labels: [] },
+      { launch_vars: { a: "b" } },
+      { overlap: "skip" },
+      { project_allowlist: ["*"] },
+      { name: "renamed", hold_labels: ["x"] },
+    ]) {
+      const r = await seed.teamAdmin.api.patch(hook, body);
+      expect(r.status, JSON.stringify(body)).toBe(409);
+      expect(r.body.error).toBe("conflict");
+      expect(r.body.detail).toContain(`/api/teams/${seed.team.id}/forge/repo-bots`);
+    }
+    expect((await seed.teamAdmin.api.get(hook)).body).toEqual(before);
+    // What provisioning does not write stays the team's to tune.
+    expect((await seed.teamAdmin.api.patch(hook, { review_on_sync: true })).status).toBe(200);
+    // The repo-bots route changes the owned fields.
+    expect((await provision({ hold_labels: [] })).body.webhook.hold_labels).toEqual([]);
+  });
+
   it("lists the connection's repositories with whether each is provisioned", async () => {
     hooks.hooks.set("acme/unwired", []);
     const r = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${connectionId}`);
@@ -374,6 +398,44 @@ describe.each(storeKinds())("a provisioned repository's bot identity on %s", (ki
     } finally {
       await gl.server.close();
       await gh.server.close();
+      await t.close();
+    }
+  });
+});
+
+describe.each(storeKinds())("the team's repositories across its connections on %s", (kind) => {
+  it("lists every connection's repositories without connection_id (each named with its connection), and narrows with it", async () => {
+    const t = await startTestApp(kind, { SERVICE_BASE_URL: BASE });
+    const seed = await seedTenancy(t);
+    const started = await Promise.all(FORGES.map((f) => f.start()));
+    try {
+      const repos = () => seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos`);
+      expect((await repos()).body).toEqual({ repos: [] });
+      const ids: string[] = [];
+      for (const [i, forge] of FORGES.entries()) {
+        const server = started[i]!.server;
+        const hooks = FakeHooks.mount(server, forge.flavour);
+        hooks.hooks.clear();
+        hooks.hooks.set(`${forge.alias}/only-here`, []);
+        const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+          provider: forge.alias,
+          base_url: server.url,
+          token: "tok-0123456789abcdef",
+        });
+        expect(c.status).toBe(201);
+        ids.push(c.body.id);
+      }
+      const all = await repos();
+      expect(all.status).toBe(200);
+      const seen = all.body.repos.map((r: { repo: string; connection_id: string; provider: string }) => [r.repo, r.connection_id, r.provider]);
+      expect(seen).toEqual(expect.arrayContaining(FORGES.map((f, i) => [`${f.alias}/only-here`, ids[i], f.provider])));
+      expect(seen).toHaveLength(FORGES.length);
+      const narrowed = await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=${ids[1]}`);
+      expect(narrowed.body.repos.map((r: { repo: string }) => r.repo)).toEqual([`${FORGES[1].alias}/only-here`]);
+      expect((await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repos?connection_id=fcn_nope`)).status).toBe(404);
+      expect((await seed.outsider.api.get(`/api/teams/${seed.team.id}/forge/repos`)).status).toBe(404);
+    } finally {
+      for (const s of started) await s.server.close();
       await t.close();
     }
   });

@@ -37,7 +37,7 @@ const RepoBotBody = Type.Object(
   { additionalProperties: false },
 );
 const RepoBotParams = Type.Object({ id: Id, repo_bot_id: Id });
-const ReposQuery = Type.Object({ connection_id: Id }, { additionalProperties: false });
+const ReposQuery = Type.Object({ connection_id: Type.Optional(Id) }, { additionalProperties: false });
 
 /** Forge connections (the credential goes in, never out) and repository provisioning. */
 export function registerForgeRoutes(app: App, s: Services): void {
