@@ -49,6 +49,7 @@ export function teamView(t: TeamRow) {
     status: t.status,
     max_concurrent_runs: t.max_concurrent_runs,
     launch_rate_per_min: t.launch_rate_per_min,
+    board_mode: t.board_mode,
     created_at: iso(t.created_at),
     updated_at: iso(t.updated_at),
   };

@@ -27,6 +27,8 @@ export interface TeamsTable {
   status: "active" | "suspended" | "read-only";
   max_concurrent_runs: number;
   launch_rate_per_min: number;
+  /** The issue lanes' use of the team's board: off, track or coordinate. */
+  board_mode: Generated<string>;
   created_at: number;
   updated_at: number;
 }
