@@ -22,6 +22,7 @@ import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
 import { RunnerDesk } from "./runs/desk/runner-desk.js";
 import { RunnerTokens } from "./runs/desk/runner-tokens.js";
+import { RunLogs } from "./runs/run-logs.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -131,6 +132,7 @@ export function composeServices(infra: Infrastructure): Services {
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
   const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
   const runnerDesk = new RunnerDesk({
     runs: runQueue,
     bots: botCommands,
@@ -139,6 +141,7 @@ export function composeServices(infra: Infrastructure): Services {
     clock,
     metrics: infra.metrics,
     log: infra.log.child({ component: "runner-desk" }),
+    output: runLogs,
   });
   const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
   infra.metrics.observeRunners(async () => {
@@ -226,6 +229,7 @@ export function composeServices(infra: Infrastructure): Services {
     runnerDesk,
     runnerTokens,
     runs,
+    runLogs,
     usage,
     intake,
     parked,

@@ -22,6 +22,7 @@ import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
 import type { RunnerDesk } from "../runs/desk/runner-desk.js";
 import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
+import type { RunLogs } from "../runs/run-logs.js";
 import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -77,6 +78,7 @@ export interface Services {
   /** Runner tokens of the platform's pool and of orgs' pools. */
   runnerTokens: RunnerTokens;
   runs: RunsApi;
+  runLogs: RunLogs;
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;

@@ -5,6 +5,7 @@ import { Compiled, compiledInsert, isPostgres } from "./compiled.js";
 import type { Db } from "./db.js";
 import { deleteRunCredentials } from "./attempt-credentials.js";
 import type { PoolScope } from "./runner-tokens.js";
+import { deleteRunLogs } from "./run-logs.js";
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -301,6 +302,7 @@ export async function cancelRuns(
 export async function deleteRun(db: Db, runId: string): Promise<boolean> {
   await db.deleteFrom("run_usage_events").where("run_id", "=", runId).execute();
   await deleteRunCredentials(db, runId);
+  await deleteRunLogs(db, runId);
   await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
   const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

@@ -16,6 +16,7 @@ export function inProcessRunner(services: Services, bots: BotCommands, o: { log?
     clock: services.clock,
     metrics: services.metrics,
     log: o.log ?? createLogger("silent"),
+    output: services.runLogs,
   });
   return new Runner({
     transport: new InProcessTransport(desk, { id: null, name: o.worker ?? "test", scope: { pool: "platform" } }),

@@ -155,6 +155,7 @@ describe("every registered route", () => {
         .replace(":connection_id", connection)
         .replace(":repo_bot_id", repoBot)
         .replace(":runner_id", runner)
+        .replace(":n", "1")
         .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "")
         .concat(key === "GET /api/teams/:id/forge/repos" ? `?connection_id=${connection}` : "");
       expect(url, key).not.toContain(":");

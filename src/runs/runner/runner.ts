@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { RunOutcome } from "../runs.js";
-import { MAX_LINE, type OutputChunk } from "./bot-output.js";
+import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
 import { RunnerTokenRefused, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 
@@ -12,23 +12,18 @@ export interface RunnerOptions {
   heartbeatMs?: number;
   /** How often an idle runner looks for queued runs (a long-polling transport waits inside the claim). */
   pollMs?: number;
-  /** How often an attempt's buffered output lines are sent. */
-  outputFlushMs?: number;
   /** Told once when the service refuses the runner's token; the runner has stopped its bots by then. */
   onTokenRefused?: (err: RunnerTokenRefused) => void;
 }
 
 /** Exit code that asks for a resumable failure (EX_TEMPFAIL from sysexits.h). */
 export const EXIT_RESUMABLE = 75;
-/** Output held per attempt while a send is slow; past it lines are dropped and the drop is said in the output. */
-const OUTPUT_HELD_MAX = 1024 * 1024;
-const OUTPUT_BATCH = 256;
 
 interface ActiveRun {
   ticket: AttemptTicket;
   controller: AbortController;
   stopReason?: "cancel" | "lost" | "shutdown";
-  output: OutputQueue;
+  output: ReturnType<typeof outputBuffer>;
   done: Promise<void>;
 }
 
@@ -117,11 +112,10 @@ export class Runner {
 
   private begin(ticket: AttemptTicket): void {
     const entry = { ticket, controller: new AbortController() } as ActiveRun;
-    entry.output = new OutputQueue(
+    entry.output = outputBuffer(
       (chunks) => this.o.transport.output(ticket, chunks),
-      this.o.outputFlushMs ?? 1000,
       (err) => {
-        if (!this.refusedBy(err)) this.o.log.warn({ err, runId: ticket.runId }, "runner could not send output; those lines are lost");
+        if (!this.refusedBy(err)) this.o.log.warn({ err, runId: ticket.runId }, "output lines could not be kept");
       },
     );
     entry.done = this.execute(entry).finally(() => {
@@ -136,16 +130,14 @@ export class Runner {
     const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
       log.info("run started");
-      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, (chunk) => a.output.push(chunk));
-      await a.output.close();
+      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, a.output.sink);
+      await a.output.drain();
       const outcome = outcomeOf(exit, a.stopReason);
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");
     } catch (err) {
       if (this.refusedBy(err)) return;
       log.error({ err }, "runner could not finish the run; the lease will lapse and the run becomes failed_resumable");
-    } finally {
-      await a.output.close();
     }
   }
 
@@ -158,67 +150,6 @@ export class Runner {
       void this.stop().then(() => this.o.onTokenRefused?.(err));
     }
     return true;
-  }
-}
-
-/** An attempt's output on its way: batched, sent in order, one send at a time, bounded while a send is slow. */
-class OutputQueue {
-  private queue: OutputChunk[] = [];
-  private held = 0;
-  private dropped = 0;
-  private sending: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
-  private closed = false;
-
-  constructor(
-    private readonly send: (chunks: OutputChunk[]) => Promise<void>,
-    flushMs: number,
-    private readonly failed: (err: unknown) => void,
-  ) {
-    this.timer = setInterval(() => this.flush(), flushMs);
-    this.timer.unref();
-  }
-
-  push(chunk: OutputChunk): void {
-    if (this.held + chunk.text.length > OUTPUT_HELD_MAX) {
-      this.dropped += chunk.text.length;
-      return;
-    }
-    if (this.dropped > 0) this.note();
-    this.queue.push(chunk);
-    this.held += chunk.text.length;
-    if (this.queue.length >= OUTPUT_BATCH) this.flush();
-  }
-
-  /** Sends what is left and stops the timer. */
-  async close(): Promise<void> {
-    if (!this.closed) {
-      this.closed = true;
-      clearInterval(this.timer);
-      if (this.dropped > 0) this.note();
-      this.flush();
-    }
-    await this.sending;
-  }
-
-  private note(): void {
-    this.queue.push({ stream: "stderr", text: `[runner: ${this.dropped} bytes of output dropped while the service was slow]\n`.slice(0, MAX_LINE) });
-    this.dropped = 0;
-  }
-
-  private flush(): void {
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    this.sending = this.sending.then(async () => {
-      try {
-        await this.send(batch);
-      } catch (err) {
-        this.failed(err);
-      } finally {
-        this.held -= batch.reduce((n, c) => n + c.text.length, 0);
-      }
-    });
   }
 }
 

@@ -108,6 +108,27 @@ export interface RunUsageEventsTable {
   created_at: number;
 }
 
+/** How much an attempt printed (its output's byte length), and of it how much sits in the kept tail and how much was dropped. */
+export interface RunLogsTable {
+  run_id: string;
+  attempt: number;
+  produced_bytes: number;
+  tail_bytes: number;
+  dropped_bytes: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A kept piece of an attempt's output, at its byte offset in all the attempt printed. */
+export interface RunLogChunksTable {
+  run_id: string;
+  attempt: number;
+  start: number;
+  bytes: number;
+  stream: "stdout" | "stderr";
+  text: string;
+}
+
 /** Per-team launch-rate bucket; tokens are in 1/60000 of a launch so the refill stays integral. */
 export interface TeamLaunchBucketsTable {
   team_id: string;
@@ -121,4 +142,6 @@ export interface RunsTables {
   runner_tokens: RunnerTokensTable;
   run_usage_events: RunUsageEventsTable;
   team_launch_buckets: TeamLaunchBucketsTable;
+  run_logs: RunLogsTable;
+  run_log_chunks: RunLogChunksTable;
 }
