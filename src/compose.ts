@@ -20,6 +20,9 @@ import { UsageViews } from "./metering/usage-views.js";
 import { BotCommands } from "./runs/runner/bot-commands.js";
 import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
+import { RunnerDesk } from "./runs/desk/runner-desk.js";
+import { RunnerTokens } from "./runs/desk/runner-tokens.js";
+import { RunLogs } from "./runs/run-logs.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -130,6 +133,22 @@ export function composeServices(infra: Infrastructure): Services {
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
   const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
+  const runnerDesk = new RunnerDesk({
+    runs: runQueue,
+    bots: botCommands,
+    credentials: runCredentials,
+    store,
+    clock,
+    metrics: infra.metrics,
+    log: infra.log.child({ component: "runner-desk" }),
+    output: runLogs,
+  });
+  const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
+  infra.metrics.observeRunners(async () => {
+    const counts = await runnerTokens.connected();
+    return { ...counts, platform: (counts.platform ?? 0) + (runnerDesk.inProcessConnected() ? 1 : 0) };
+  });
   const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({
@@ -210,7 +229,10 @@ export function composeServices(infra: Infrastructure): Services {
     runQueue,
     botCommands,
     runCredentials,
+    runnerDesk,
+    runnerTokens,
     runs,
+    runLogs,
     usage,
     intake,
     parked,

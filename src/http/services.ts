@@ -21,6 +21,9 @@ import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
+import type { RunnerDesk } from "../runs/desk/runner-desk.js";
+import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
+import type { RunLogs } from "../runs/run-logs.js";
 import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -73,7 +76,12 @@ export interface Services {
   botCommands: BotCommands;
   /** The keys and secrets each attempt is handed at spawn. */
   runCredentials: RunCredentials;
+  /** The service's side of the runner protocol: the in-process runner and the /api/runner/v1 routes call it. */
+  runnerDesk: RunnerDesk;
+  /** Runner tokens of the platform's pool and of orgs' pools. */
+  runnerTokens: RunnerTokens;
   runs: RunsApi;
+  runLogs: RunLogs;
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;

@@ -14,6 +14,7 @@ import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 import { registerConsoleRoutes } from "./console.js";
 import { registerForgeRoutes } from "./forge.js";
+import { registerRunnerRoutes } from "./runners.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -34,4 +35,5 @@ export const routeModules: RouteModule[] = [
   registerWebhookDeliveryRoutes,
   registerConsoleRoutes,
   registerForgeRoutes,
+  registerRunnerRoutes,
 ];
