@@ -110,7 +110,7 @@ describe("the remote CLI against the service", () => {
     expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.status).toBe("suspended");
     const refused = await as(seed.teamAdmin.token)(["teams", "status", seed.team.id, "active"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("forbidden: org admin role required (HTTP 403)");
+    expect(refused.stderr).toContain("forbidden: org admin role required to change status (HTTP 403)");
     expect((await orgAdmin(["teams", "status", seed.team.id, "paused"])).code).toBe(2);
     expect((await orgAdmin(["teams", "status", seed.team.id])).code).toBe(2);
     expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
