@@ -36,11 +36,9 @@ async function main(): Promise<void> {
   const runner =
     config.runner === "inprocess"
       ? startRunner({
+          desk: services.runnerDesk,
           runs: services.runQueue,
           bots: services.botCommands,
-          credentials: services.runCredentials,
-          output: services.runLogs,
-          metrics,
           log,
           concurrency: config.runnerConcurrency,
           role: "inprocess",

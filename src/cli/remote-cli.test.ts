@@ -110,7 +110,7 @@ describe("the remote CLI against the service", () => {
     expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.status).toBe("suspended");
     const refused = await as(seed.teamAdmin.token)(["teams", "status", seed.team.id, "active"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("forbidden: org admin role required (HTTP 403)");
+    expect(refused.stderr).toContain("forbidden: org admin role required to change status (HTTP 403)");
     expect((await orgAdmin(["teams", "status", seed.team.id, "paused"])).code).toBe(2);
     expect((await orgAdmin(["teams", "status", seed.team.id])).code).toBe(2);
     expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
@@ -151,6 +151,12 @@ describe("the remote CLI against the service", () => {
     const listed = await member(["deliveries", "list", seed.team.id, hook.id]);
     expect(listed.stdout.split("\n")[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+EVENT\s+RUN\s+REASON/);
     expect(listed.stdout).toMatch(/launched\s+pull_request\.opened\s+run_/);
+    const id = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id])).stdout).deliveries[0].id;
+    const shown = await member(["deliveries", "show", seed.team.id, hook.id, id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/decided_by\s+gate/);
+    expect(shown.stdout).toMatch(/gate\s+decided\s+launched run run_/);
+    expect((await member(["deliveries", "show", seed.team.id, hook.id, "dlv_none"])).code).toBe(1);
 
     const follow = spawn(process.execPath, [MAIN, "--json", "deliveries", "list", seed.team.id, hook.id, "--follow", "--interval", "1"], {
       env: env({ SERVICE_URL: url, SERVICE_TOKEN: seed.member.token }),

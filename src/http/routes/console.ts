@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors.js";
 import { html } from "../../console/html.js";
 import { page } from "../../console/layout.js";
-import { deliveriesPage, homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
+import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
@@ -79,6 +80,11 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     "/console/teams/:id/webhooks/:webhook_id",
     { config },
     view((p, req) => deliveriesPage(s, p, params(req).id!, params(req).webhook_id!, query(req), s.clock.now())),
+  );
+  app.get(
+    "/console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id",
+    { config },
+    view((p, req) => deliveryPage(s, p, params(req).id!, params(req).webhook_id!, params(req).delivery_id!)),
   );
   app.get(
     "/console/teams/:id/runs",

@@ -5,6 +5,7 @@ import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
 import { registerSignInRoutes } from "./sign-in.js";
 import { registerWebhookRoutes } from "./webhooks.js";
+import { registerDeliveryRoutes } from "./deliveries.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
@@ -14,6 +15,7 @@ import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 import { registerConsoleRoutes } from "./console.js";
 import { registerForgeRoutes } from "./forge.js";
+import { registerRunnerRoutes } from "./runners.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -25,6 +27,7 @@ export const routeModules: RouteModule[] = [
   registerUserRoutes,
   registerSignInRoutes,
   registerWebhookRoutes,
+  registerDeliveryRoutes,
   registerCredentialRoutes,
   registerBotRoutes,
   registerRunRoutes,
@@ -34,4 +37,5 @@ export const routeModules: RouteModule[] = [
   registerWebhookDeliveryRoutes,
   registerConsoleRoutes,
   registerForgeRoutes,
+  registerRunnerRoutes,
 ];

@@ -2,10 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../config/logger.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 import { BotCommands } from "./bot-commands.js";
-import { Runner } from "./runner.js";
+import { inProcessRunner } from "../../test-support/runners.js";
 
 describe.each(storeKinds())("the runner keeps a bot's output on %s", (kind) => {
   let t: TestApp;
@@ -31,16 +30,7 @@ describe.each(storeKinds())("the runner keeps a bot's output on %s", (kind) => {
 
   it("sends stdout and stderr lines (not protocol lines) to the output store before the attempt ends", async () => {
     const launched = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" });
-    const runner = new Runner({
-      runs: t.services.runQueue,
-      bots: new BotCommands(path.join(dir, "bots.json")),
-      credentials: t.services.runCredentials,
-      output: t.services.runLogs,
-      metrics: t.services.metrics,
-      log: createLogger("silent"),
-      worker: "test",
-      concurrency: 1,
-    });
+    const runner = inProcessRunner(t.services, new BotCommands(path.join(dir, "bots.json")), { concurrency: 1 });
     expect(await runner.tick()).toBe(1);
     await runner.idle();
     const log = await s.member.api.call("GET", `/api/runs/${launched.body.id}/attempts/1/log`);

@@ -62,9 +62,28 @@ export interface RunAttemptsTable {
   number: number;
   status: RunStatus;
   claimed_by: string | null;
+  /** The runner token whose runner claimed the attempt; null for the service's in-process runner. */
+  runner_id: string | null;
   started_at: number | null;
   finished_at: number | null;
   failure_code: string | null;
+}
+
+/** A runner's token: only its salted hash, fingerprint and last 4 characters are kept. */
+export interface RunnerTokensTable {
+  id: string;
+  pool: "platform" | "org";
+  /** The org whose pool it is in; null in the platform's pool. */
+  org_id: string | null;
+  name: string;
+  fingerprint: string;
+  hash: string;
+  last4: string;
+  created_by: string;
+  created_at: number;
+  rotated_at: number | null;
+  last_seen_at: number | null;
+  revoked_at: number | null;
 }
 
 /** One usage report of an attempt; unique per (run, report_id) so a repeated report counts once. */
@@ -120,6 +139,7 @@ export interface TeamLaunchBucketsTable {
 export interface RunsTables {
   runs: RunsTable;
   run_attempts: RunAttemptsTable;
+  runner_tokens: RunnerTokensTable;
   run_usage_events: RunUsageEventsTable;
   team_launch_buckets: TeamLaunchBucketsTable;
   run_logs: RunLogsTable;
