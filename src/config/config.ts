@@ -1,5 +1,6 @@
 import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
+import type { RunLogSettings } from "../runs/run-logs.js";
 import path from "node:path";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
@@ -52,6 +53,8 @@ export interface Config {
   sessionTtlMs: number;
   /** A password older than this must be changed at sign-in; 0 = passwords do not expire. */
   passwordMaxAgeMs: number;
+  /** How much of each attempt's output is kept (its head and its tail), and for how long. */
+  runLogs: RunLogSettings;
 }
 
 /** What one HTTP connection, and all of them together, may hold of the process. */
@@ -169,6 +172,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     sessionTtlMs: read.duration("SERVICE_SESSION_TTL", 12 * 3600_000),
     passwordMaxAgeMs: read.duration("SERVICE_PASSWORD_MAX_AGE", 0),
+    runLogs: {
+      headBytes: read.integer("SERVICE_RUN_LOG_HEAD_KB", 1024, 1, 1024 * 1024) * 1024,
+      tailBytes: read.integer("SERVICE_RUN_LOG_TAIL_KB", 1024, 1, 1024 * 1024) * 1024,
+      retentionMs: read.integer("SERVICE_RUN_LOG_RETENTION_DAYS", 30, 1, 36_500) * 86_400_000,
+    },
   };
   for (const [name, ms] of [
     ["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs],

@@ -9,6 +9,7 @@ import { loadDeliveryTarget, type DeliveryOwner } from "../store/delivery-target
 import type { Store } from "../store/store.js";
 import type { StoredWebhookSecrets, WebhookConfig } from "../webhooks/webhook-config.js";
 import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
+import { type BoardMode, effectiveBoardMode } from "../tenancy/board-mode.js";
 import { acceptedPrevious, openWebhookSecret } from "../webhooks/webhook-token.js";
 
 /** What a delivery needs of its webhook before any write: read and decoded once. */
@@ -66,7 +67,8 @@ export class DeliveryTargets {
       this.entries.delete(webhookId);
       return undefined;
     }
-    const config = configFromRow(loaded.webhook);
+    const stored = configFromRow(loaded.webhook);
+    const config: WebhookConfig = { ...stored, board_mode: effectiveBoardMode(stored.board_mode, loaded.owner.team.boardMode as BoardMode) };
     const secrets = secretsFromRow(loaded.webhook);
     const signs = config.sign_mode !== "token";
     const hmacSecret = signs ? openWebhookSecret(this.deps.sealer, config.id, secrets) : undefined;

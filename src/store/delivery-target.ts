@@ -10,7 +10,7 @@ export interface DeliveryOwner {
   orgMonthlyWebhookCalls: number;
   /** The launch gate's own fields of the org and the team (0: the platform default). */
   org: { status: Status; monthlyCostCapMicro: number; monthlyRunQuota: number };
-  team: { status: Status; maxConcurrentRuns: number; launchRatePerMin: number };
+  team: { status: Status; maxConcurrentRuns: number; launchRatePerMin: number; boardMode: string };
 }
 
 interface OwnerColumns {
@@ -22,6 +22,7 @@ interface OwnerColumns {
   t_status: Status;
   t_max_concurrent: number;
   t_launch_rate: number;
+  t_board: string;
   c_provider: string | null;
   c_auth: string | null;
   c_login: string | null;
@@ -31,6 +32,7 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
   `select "webhooks".*, "orgs"."id" as "o_id", "orgs"."status" as "o_status", "orgs"."monthly_webhook_calls" as "o_calls",
      "orgs"."monthly_cost_cap_micro" as "o_cost_cap", "orgs"."monthly_run_quota" as "o_run_quota",
      "teams"."status" as "t_status", "teams"."max_concurrent_runs" as "t_max_concurrent", "teams"."launch_rate_per_min" as "t_launch_rate",
+     "teams"."board_mode" as "t_board",
      "forge_connections"."provider" as "c_provider",
      "forge_connections"."auth" as "c_auth", "forge_connections"."bot_login" as "c_login"
    from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
@@ -43,12 +45,12 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
-  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, c_provider, c_auth, c_login, ...webhook } = row;
+  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, t_board, c_provider, c_auth, c_login, ...webhook } = row;
   const owner: DeliveryOwner = {
     orgId: o_id,
     orgMonthlyWebhookCalls: Number(o_calls),
     org: { status: o_status, monthlyCostCapMicro: Number(o_cost_cap), monthlyRunQuota: Number(o_run_quota) },
-    team: { status: t_status, maxConcurrentRuns: Number(t_max_concurrent), launchRatePerMin: Number(t_launch_rate) },
+    team: { status: t_status, maxConcurrentRuns: Number(t_max_concurrent), launchRatePerMin: Number(t_launch_rate), boardMode: t_board },
   };
   const connection = c_provider !== null && c_auth !== null && c_login !== null ? { provider: c_provider, auth: c_auth, botLogin: c_login } : null;
   return { webhook: webhook as WebhookRow, owner, connection };

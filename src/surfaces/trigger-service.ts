@@ -121,7 +121,8 @@ export class TriggerService {
     const e: CustomEvent = { event: word(input.event, "event"), payload: input.payload ?? {} };
     const key = input.idempotency_key;
     if (key !== undefined && (key.length === 0 || key.length > 200)) throw invalid("idempotency_key", "idempotency_key must be 1-200 characters");
-    const denial = await this.deps.launcher.precheck(input.team_id, p.superAdmin);
+    // The spine launches under its own identity: an emitter's gate bypass (a super-admin's) does not travel.
+    const denial = await this.deps.launcher.precheck(input.team_id, false);
     if (denial) return { kind: "denied", denial };
     const matching = (await q.subscriptionsTo(this.deps.store.db, input.team_id, e.event)).filter((s) => matchesFilter(JSON.parse(s.filter), e.payload));
     const launches: EmitLaunch[] = [];
@@ -148,7 +149,7 @@ export class TriggerService {
           projectPath: s.project_path,
           source: "trigger",
           actor: { userId: p.userId, kind: "trigger-spine" },
-          bypassGate: p.superAdmin,
+          bypassGate: false,
         },
         {
           within: async (tx, run) => {

@@ -10,6 +10,7 @@ import { revokeUserSessions } from "../store/sessions.js";
 import type { Access, Principal } from "./access.js";
 import type { AuditLog } from "./audit.js";
 import { orgView, storeAudience, teamView, userView, type CredentialAudience } from "./views.js";
+import type { BoardMode } from "./board-mode.js";
 
 export type OrgStatus = "active" | "suspended" | "read-only";
 
@@ -26,6 +27,8 @@ export interface OrgInput {
   retry_max_attempts?: number | null;
   retry_max_wait?: number | null;
   retry_jitter?: number | null;
+  /** Whose runners claim the org's runs: the platform's pool (default) or the org's own runner tokens. */
+  runner_pool?: "platform" | "org";
 }
 
 export interface TeamInput {
@@ -33,6 +36,7 @@ export interface TeamInput {
   status?: OrgStatus;
   max_concurrent_runs?: number;
   launch_rate_per_min?: number;
+  board_mode?: BoardMode;
 }
 
 export interface TenancyDeps {
@@ -120,10 +124,14 @@ export class TenancyService {
     return teamView(team);
   }
 
-  /** Team limits and status are the org's to set (spec: an org admin writes team status). */
+  /**
+   * Team limits, status and name are the org's to set (spec: an org admin writes team status);
+   * the team's board is its admins' own.
+   */
   async updateTeam(p: Principal, teamId: string, input: TeamInput) {
     const { team, orgAdmin } = await this.deps.access.team(p, teamId, "admin");
-    if (!orgAdmin) throw new ServiceError("forbidden", "org admin role required");
+    const orgFields = Object.keys(input).filter((k) => k !== "board_mode");
+    if (!orgAdmin && orgFields.length > 0) throw new ServiceError("forbidden", `org admin role required to change ${orgFields.join(", ")}`);
     await this.deps.store.tx(async (tx) => {
       await t.updateTeam(tx, teamId, { ...teamColumns(input), updated_at: this.deps.clock.now() });
       await this.deps.audit.record(tx, {
@@ -260,7 +268,7 @@ const ORG_DEFAULTS = {
   credential_audience: "all",
 } as const;
 
-const TEAM_DEFAULTS = { status: "active", max_concurrent_runs: 0, launch_rate_per_min: 0 } as const;
+const TEAM_DEFAULTS = { status: "active", max_concurrent_runs: 0, launch_rate_per_min: 0, board_mode: "off" } as const;
 
 function orgColumns(input: OrgInput) {
   return {
@@ -275,6 +283,7 @@ function orgColumns(input: OrgInput) {
     ...(input.retry_max_attempts !== undefined && { retry_max_attempts: input.retry_max_attempts }),
     ...(input.retry_max_wait !== undefined && { retry_max_wait: input.retry_max_wait }),
     ...(input.retry_jitter !== undefined && { retry_jitter: input.retry_jitter }),
+    ...(input.runner_pool !== undefined && { runner_pool: input.runner_pool }),
   };
 }
 
@@ -284,5 +293,6 @@ function teamColumns(input: TeamInput) {
     ...(input.status !== undefined && { status: input.status }),
     ...(input.max_concurrent_runs !== undefined && { max_concurrent_runs: input.max_concurrent_runs }),
     ...(input.launch_rate_per_min !== undefined && { launch_rate_per_min: input.launch_rate_per_min }),
+    ...(input.board_mode !== undefined && { board_mode: input.board_mode }),
   };
 }

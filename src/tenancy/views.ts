@@ -36,6 +36,7 @@ export function orgView(o: OrgRow) {
     retry_max_attempts: o.retry_max_attempts,
     retry_max_wait: o.retry_max_wait,
     retry_jitter: o.retry_jitter,
+    runner_pool: o.runner_pool,
     created_at: iso(o.created_at),
     updated_at: iso(o.updated_at),
   };
@@ -49,6 +50,7 @@ export function teamView(t: TeamRow) {
     status: t.status,
     max_concurrent_runs: t.max_concurrent_runs,
     launch_rate_per_min: t.launch_rate_per_min,
+    board_mode: t.board_mode,
     created_at: iso(t.created_at),
     updated_at: iso(t.updated_at),
   };

@@ -19,8 +19,8 @@ export const PROVIDER_ALIASES: Record<string, ProviderName> = {
   generic: "generic",
 };
 
-export const BOARD_MODES = ["off", "track", "coordinate"] as const;
-export type BoardMode = (typeof BOARD_MODES)[number];
+export { BOARD_MODES, type BoardMode } from "../tenancy/board-mode.js";
+import type { BoardMode } from "../tenancy/board-mode.js";
 
 /** `standard`: Standard Webhooks signatures (generic only). */
 export type SignMode = "token" | "hmac" | "standard";

@@ -8,6 +8,7 @@ const TeamPatch = Type.Object(
     status: Type.Optional(Status),
     max_concurrent_runs: Type.Optional(Count),
     launch_rate_per_min: Type.Optional(Count),
+    board_mode: Type.Optional(Type.Union([Type.Literal("off"), Type.Literal("track"), Type.Literal("coordinate")])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

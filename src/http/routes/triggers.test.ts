@@ -104,6 +104,24 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
     expect(await runsOf(team.id)).toEqual([]);
   });
 
+  it("gates and meters the spine's launches whoever emitted: a super-admin's emit passes no bypass to them", async () => {
+    const { org, team } = await freshTeam(s, {}, { monthly_run_quota: 2 });
+    for (let i = 0; i < 3; i++) await subscribe(team.id);
+    const r = await s.admin.post("/api/v1/triggers/emit", { team_id: team.id, event: "deploy.finished", payload: {} });
+    expect(r.status).toBe(200);
+    const statuses = r.body.launches.map((l: { status: string; error?: string }) => `${l.status}${l.error ? `:${l.error}` : ""}`).sort();
+    expect(statuses).toEqual(["denied:monthly_run_quota_exceeded", "launched", "launched"]);
+    const runs = await runsOf(team.id);
+    expect(runs).toHaveLength(2);
+    expect(runs.every((run) => run.actor_kind === "trigger-spine" && run.metered === 1)).toBe(true);
+    expect((await s.admin.get(`/api/admin/orgs/${org.id}/usage`)).body.runs_this_month).toBe(2);
+    // The quota spent, the pre-check refuses the super-admin's next emit as it would anyone's.
+    const again = await s.admin.post("/api/v1/triggers/emit", { team_id: team.id, event: "deploy.finished", payload: {} });
+    expect(again.status).toBe(402);
+    expect(again.body.error).toBe("monthly_run_quota_exceeded");
+    expect(await runsOf(team.id)).toHaveLength(2);
+  });
+
   it("records a launch the gate refuses as the subscription's last_error, cleared by its next launch", async () => {
     const team = await freshTeamOf({ max_concurrent_runs: 1 });
     const first = (await subscribe(team.id)).body;
