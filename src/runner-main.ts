@@ -1,4 +1,5 @@
 import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { openSandboxOrExit } from "./runs/runner/open-sandbox.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     log,
     concurrency: config.runnerConcurrency,
     role: "runner",
+    sandbox: openSandboxOrExit(config, log),
   });
 
   exitOnSignal(log, "runner stopping: running bots are stopped and left resumable", [() => runner.stop(), () => store.close()]);

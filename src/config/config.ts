@@ -35,6 +35,8 @@ export interface Config {
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
+  /** How each attempt's bot is isolated (SERVICE_RUNNER_SANDBOX, SERVICE_RUNNER_USER): see docs/security-model.md. */
+  runnerSandbox: RunnerSandboxSettings;
   botsFile: string;
   /** Keys the platform lends runs of every team (provider → value), from `SERVICE_PLATFORM_KEY_<PROVIDER>`. */
   platformKeys: Record<string, string>;
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    runnerSandbox: runnerSandboxOf(env, problems),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
@@ -185,6 +188,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** How a runner isolates each attempt's bot; every process that runs bots reads it the same way. */
+export interface RunnerSandboxSettings {
+  /** `auto` picks the strongest isolation the machine offers. */
+  mode: "auto" | "bwrap" | "user" | "none";
+  /** The unprivileged user bots run as when the runner runs as root (name, uid or uid:gid). */
+  user: string;
+}
+
+/** `SERVICE_RUNNER_SANDBOX=auto|bwrap|user|none` (auto) and `SERVICE_RUNNER_USER` (nobody). */
+export function runnerSandboxOf(env: Env, problems: string[]): RunnerSandboxSettings {
+  const read = new Reader(env, problems);
+  const user = read.string("SERVICE_RUNNER_USER", "nobody");
+  if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}$|^\d+(:\d+)?$/.test(user)) problems.push("SERVICE_RUNNER_USER: a user name, a uid or uid:gid");
+  return { mode: read.oneOf("SERVICE_RUNNER_SANDBOX", ["auto", "bwrap", "user", "none"] as const, "auto"), user };
 }
 
 const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";
