@@ -1,3 +1,4 @@
+import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
 import type { RunLogSettings } from "../runs/run-logs.js";
 import path from "node:path";
@@ -42,6 +43,8 @@ export interface Config {
   platformKeys: Record<string, string>;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
+  /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
+  forgeAllowedNetworks: Cidr[];
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -160,6 +163,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+    forgeAllowedNetworks: allowedNetworks(read.string("SERVICE_FORGE_ALLOWED_NETWORKS", ""), problems),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
     http: {
       bodyBudgetBytes: read.integer("SERVICE_HTTP_BODY_BUDGET_MB", 64, 26, 65_536) * 1024 * 1024,
@@ -189,6 +193,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** CIDRs, comma- or space-separated: a self-hosted forge on a private network is allowed here, never by default. */
+function allowedNetworks(raw: string, problems: string[]): Cidr[] {
+  const { cidrs, bad } = parseCidrList(raw);
+  if (bad.length > 0) problems.push(`SERVICE_FORGE_ALLOWED_NETWORKS: not CIDRs (such as 10.0.0.0/8 or fd00::/8): ${bad.join(", ")}`);
+  return cidrs;
 }
 
 const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";
