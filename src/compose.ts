@@ -28,6 +28,7 @@ import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
 import { RunCredentials } from "./credentials/run-credentials.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
+import { DeliveryLog } from "./deliveries/delivery-log.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -42,6 +43,8 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeNetwork } from "./forge/forge-network.js";
+import { NetworkPolicy } from "./core/network-policy.js";
 import { ForgeClients } from "./forge/forge-clients.js";
 import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
 import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
@@ -95,6 +98,7 @@ export function composeServices(infra: Infrastructure): Services {
   const forgeLog = infra.log.child({ component: "forge" });
   const forgeClients = new ForgeClients({
     clock,
+    network: new ForgeNetwork(new NetworkPolicy(infra.config.forgeAllowedNetworks)),
     log: {
       debug: (m) => forgeLog.debug(m),
       info: (m) => forgeLog.info(m),
@@ -142,6 +146,7 @@ export function composeServices(infra: Infrastructure): Services {
     metrics: infra.metrics,
     log: infra.log.child({ component: "runner-desk" }),
     output: runLogs,
+    leaseMs: infra.config.runnerLeaseMs,
   });
   const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
   infra.metrics.observeRunners(async () => {
@@ -201,6 +206,7 @@ export function composeServices(infra: Infrastructure): Services {
   const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
+  const deliveries = new DeliveryLog({ store, access });
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config,
@@ -214,6 +220,7 @@ export function composeServices(infra: Infrastructure): Services {
     passwords,
     tenancy,
     webhooks,
+    deliveries,
     connections,
     provisioning,
     repoBots,

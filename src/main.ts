@@ -45,7 +45,7 @@ async function main(): Promise<void> {
           role: "inprocess",
           sandbox: openSandboxOrExit(config, log),
         })
-      : startReclaimTimer(services.runQueue, log);
+      : startReclaimTimer(services.runQueue, log, services.runnerDesk.leaseMs);
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();

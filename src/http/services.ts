@@ -15,6 +15,7 @@ import type { CredentialStore } from "../credentials/credential-store.js";
 import type { RunCredentials } from "../credentials/run-credentials.js";
 import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { DeliveryLog } from "../deliveries/delivery-log.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
@@ -53,6 +54,8 @@ export interface Services {
   passwords: Passwords;
   tenancy: TenancyService;
   webhooks: WebhookService;
+  /** A webhook's delivery log: pages, one delivery opened. */
+  deliveries: DeliveryLog;
   /** A team's forge connections, and the repositories provisioned through them. */
   connections: ConnectionService;
   provisioning: ProvisionService;

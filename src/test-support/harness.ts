@@ -101,7 +101,14 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   const { store, close, dir } = await openTestStore(kind, "file");
   // The data directory is the SQLite file's folder, as in the service (a folder of its own on PostgreSQL).
   const dataDir = dir ?? mkdtempSync(path.join(os.tmpdir(), "data-"));
-  const config = loadConfig({ SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SERVICE_RUNNER: "none", SERVICE_DATA_DIR: dataDir, ...env });
+  const config = loadConfig({
+    SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SERVICE_RUNNER: "none",
+    SERVICE_DATA_DIR: dataDir,
+    // The fake forges listen on loopback, which the service refuses unless an operator allows it.
+    SERVICE_FORGE_ALLOWED_NETWORKS: "127.0.0.0/8",
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {

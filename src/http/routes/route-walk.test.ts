@@ -18,11 +18,14 @@ const PUBLIC = new Set([
   "GET /console",
   "GET /console/teams/:id",
   "GET /console/teams/:id/webhooks/:webhook_id",
+  "GET /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id",
   "GET /console/teams/:id/runs",
   "GET /console/teams/:id/ledger",
   "GET /console/teams/:id/forge",
   "GET /console/teams/:id/forge/repo-bots/:repo_bot_id",
   "GET /console/runs/:id",
+  "GET /console/runs/:id/stream",
+  "GET /console/run.js",
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",
   "POST /console/sign-out",
@@ -147,6 +150,7 @@ describe("every registered route", () => {
         // Promoting itself, or removing someone of org A.
         .replace(":user_id", r.method === "PUT" ? user.id : member.id)
         .replace(":webhook_id", hook)
+        .replace(":delivery_id", "dlv_none")
         .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
         .replace(":secret_id", secret)
         .replace(":bot_id", bot)

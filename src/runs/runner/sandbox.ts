@@ -116,7 +116,7 @@ function userOnly(u: BotUser, dirs: string[]): Sandbox {
 function noneWarning(why: string, dirs: string[], probe: SandboxProbe): string {
   const who = probe.uid === undefined ? "the runner's user" : `the runner's own user (uid ${probe.uid})`;
   const data = dirs.length > 0 ? `the service's data directory (${dirs.join(", ")}: the SQLite database and its WAL, the seal key seal.key), ` : "";
-  return `bots run without a sandbox (${why}): each bot runs as ${who} and can read and write ${data}read the service's environment (/proc/<pid>/environ: SERVICE_ADMIN_TOKEN, SERVICE_SEAL_KEY, SERVICE_DATABASE_URL, SERVICE_PLATFORM_KEY_*) and other attempts' credentials, and leave processes behind after its attempt. ${FIX}`;
+  return `bots run without a sandbox (${why}): each bot runs as ${who} and can read and write ${data}read the service's or runner's environment (/proc/<pid>/environ: SERVICE_ADMIN_TOKEN, SERVICE_SEAL_KEY, SERVICE_DATABASE_URL, SERVICE_PLATFORM_KEY_*, SERVICE_RUNNER_TOKEN) and other attempts' credentials, and leave processes behind after its attempt. ${FIX}`;
 }
 
 /** The machine as it is. bwrap is probed once per process (and user). */
