@@ -28,6 +28,7 @@ import { m0028WebhookPreviousSecret } from "./0028-webhook-previous-secret.js";
 import { m0029RepoBotHookWritten } from "./0029-repo-bot-hook-written.js";
 import { m0030RepoBotSecurityRead } from "./0030-repo-bot-security-read.js";
 import { m0039TeamBoardMode } from "./0039-team-board-mode.js";
+import { m0040GateLanes } from "./0040-gate-lanes.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   "0029_repo_bot_hook_written": m0029RepoBotHookWritten,
   "0030_repo_bot_security_read": m0030RepoBotSecurityRead,
   "0039_team_board_mode": m0039TeamBoardMode,
+  "0040_gate_lanes": m0040GateLanes,
 };
