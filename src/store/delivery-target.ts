@@ -49,8 +49,24 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
-  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, t_board, c_provider, c_auth, c_login, r_gate, r_auto_fix, r_review_after, ...webhook } =
-    row;
+  const {
+    o_id,
+    o_status,
+    o_calls,
+    o_cost_cap,
+    o_run_quota,
+    t_status,
+    t_max_concurrent,
+    t_launch_rate,
+    t_board,
+    c_provider,
+    c_auth,
+    c_login,
+    r_gate,
+    r_auto_fix,
+    r_review_after,
+    ...webhook
+  } = row;
   const owner: DeliveryOwner = {
     orgId: o_id,
     orgMonthlyWebhookCalls: Number(o_calls),

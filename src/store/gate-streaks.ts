@@ -24,7 +24,9 @@ export async function bumpGateStreak(db: Db, k: GateStreakKey, now: number): Pro
   await db
     .insertInto("gate_fix_streaks")
     .values({ webhook_id: k.webhookId, subject_id: k.subjectId, gate: k.gate, fixes: 1, updated_at: now })
-    .onConflict((oc) => oc.columns(["webhook_id", "subject_id", "gate"]).doUpdateSet((eb) => ({ fixes: eb("gate_fix_streaks.fixes", "+", 1), updated_at: now })))
+    .onConflict((oc) =>
+      oc.columns(["webhook_id", "subject_id", "gate"]).doUpdateSet((eb) => ({ fixes: eb("gate_fix_streaks.fixes", "+", 1), updated_at: now })),
+    )
     .execute();
 }
 

@@ -33,7 +33,8 @@ export function decideGate(config: WebhookConfig, event: ForgeEvent, context: De
   if (!report || report.results.length === 0) return filtered("gate event names no check, status or pipeline");
   const result = report.results.find((r) => sameGate(r.name, settings.context));
   if (!result) return filtered(`gate event for ${report.results.map((r) => r.name).join(", ")}, not the gate ${settings.context}`);
-  if (result.conclusion !== "success" && result.conclusion !== "failure") return filtered(`gate ${result.name} is ${result.state || "unfinished"}: nothing to do`);
+  if (result.conclusion !== "success" && result.conclusion !== "failure")
+    return filtered(`gate ${result.name} is ${result.state || "unfinished"}: nothing to do`);
   const { projectPath: path } = event;
   const sha = report.sha;
   if (path === undefined || sha === undefined) return invalid("bad_payload", "gate event lacks project path or commit sha");
@@ -117,7 +118,8 @@ export function decideGateOnPull(config: WebhookConfig, check: GateCheck, number
   const { result, sha, event } = check;
   const what = `gate ${result.name} ${result.conclusion === "success" ? "passed" : "failed"} on ${sha.slice(0, 12)}`;
   if (pull.state !== "open") return filtered(`${what}: pull request ${number} is ${pull.state}`);
-  if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId) return filtered(`${what}: pull request ${number} is from a fork; gate lanes never run on forks`);
+  if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId)
+    return filtered(`${what}: pull request ${number} is from a fork; gate lanes never run on forks`);
   if (pull.headSha !== sha) return filtered(`${what}: no longer the head of pull request ${number} (now ${pull.headSha.slice(0, 12)})`);
   if (pull.draft) return filtered(`${what}: pull request ${number} is a draft; drafts never auto-launch`);
   const path = event.projectPath!;
