@@ -20,11 +20,15 @@ import { UsageViews } from "./metering/usage-views.js";
 import { BotCommands } from "./runs/runner/bot-commands.js";
 import { Runs } from "./runs/runs.js";
 import { RunsApi } from "./runs/runs-api.js";
+import { RunnerDesk } from "./runs/desk/runner-desk.js";
+import { RunnerTokens } from "./runs/desk/runner-tokens.js";
+import { RunLogs } from "./runs/run-logs.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
 import { RunCredentials } from "./credentials/run-credentials.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
+import { DeliveryLog } from "./deliveries/delivery-log.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -39,6 +43,8 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeNetwork } from "./forge/forge-network.js";
+import { NetworkPolicy } from "./core/network-policy.js";
 import { ForgeClients } from "./forge/forge-clients.js";
 import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
 import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
@@ -92,6 +98,7 @@ export function composeServices(infra: Infrastructure): Services {
   const forgeLog = infra.log.child({ component: "forge" });
   const forgeClients = new ForgeClients({
     clock,
+    network: new ForgeNetwork(new NetworkPolicy(infra.config.forgeAllowedNetworks)),
     log: {
       debug: (m) => forgeLog.debug(m),
       info: (m) => forgeLog.info(m),
@@ -129,6 +136,22 @@ export function composeServices(infra: Infrastructure): Services {
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
   const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
+  const runnerDesk = new RunnerDesk({
+    runs: runQueue,
+    bots: botCommands,
+    credentials: runCredentials,
+    store,
+    clock,
+    metrics: infra.metrics,
+    log: infra.log.child({ component: "runner-desk" }),
+    output: runLogs,
+  });
+  const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
+  infra.metrics.observeRunners(async () => {
+    const counts = await runnerTokens.connected();
+    return { ...counts, platform: (counts.platform ?? 0) + (runnerDesk.inProcessConnected() ? 1 : 0) };
+  });
   const runs = new RunsApi({ store, clock, access, launcher, runs: runQueue, bots, metrics: infra.metrics });
   const usage = new UsageViews({ store, clock, access, defaults: infra.config.orgDefaults });
   const targets = new DeliveryTargets({
@@ -182,6 +205,7 @@ export function composeServices(infra: Infrastructure): Services {
   const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
+  const deliveries = new DeliveryLog({ store, access });
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
   return {
     config: infra.config,
@@ -195,6 +219,7 @@ export function composeServices(infra: Infrastructure): Services {
     passwords,
     tenancy,
     webhooks,
+    deliveries,
     connections,
     provisioning,
     repoBots,
@@ -207,7 +232,10 @@ export function composeServices(infra: Infrastructure): Services {
     runQueue,
     botCommands,
     runCredentials,
+    runnerDesk,
+    runnerTokens,
     runs,
+    runLogs,
     usage,
     intake,
     parked,

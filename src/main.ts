@@ -36,10 +36,9 @@ async function main(): Promise<void> {
   const runner =
     config.runner === "inprocess"
       ? startRunner({
+          desk: services.runnerDesk,
           runs: services.runQueue,
           bots: services.botCommands,
-          credentials: services.runCredentials,
-          metrics,
           log,
           concurrency: config.runnerConcurrency,
           role: "inprocess",
@@ -48,6 +47,7 @@ async function main(): Promise<void> {
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
+  const runLogs = services.runLogs.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
 
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     () => parked.stop(),
     () => scheduler.stop(),
     () => retries.stop(),
+    () => runLogs.stop(),
     () => boardDispatcher.stop(),
     () => securityRead.stop(),
     () => store.close(),

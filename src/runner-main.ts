@@ -10,6 +10,7 @@ import { Metrics } from "./metrics/metrics.js";
 import { BotCommands } from "./runs/runner/bot-commands.js";
 import { startRunner } from "./runs/runner/start-runner.js";
 import { Runs } from "./runs/runs.js";
+import { RunnerDesk } from "./runs/desk/runner-desk.js";
 
 /**
  * A runner process of the scaled mode: claims runs over the shared store and executes them.
@@ -29,11 +30,12 @@ async function main(): Promise<void> {
   // The same seal key as the service's (SERVICE_SEAL_KEY, or the data folder's key file on its host).
   const sealer = loadSealer(config, (message) => log.warn(message));
   const credentials = new RunCredentials({ store, sealer, clock: systemClock, platformKeys: platformKeysOf(config.platformKeys) });
+  const bots = new BotCommands(config.botsFile);
+  const desk = new RunnerDesk({ runs, bots, credentials, store, clock: systemClock, metrics, log });
   const runner = startRunner({
+    desk,
     runs,
-    bots: new BotCommands(config.botsFile),
-    credentials,
-    metrics,
+    bots,
     log,
     concurrency: config.runnerConcurrency,
     role: "runner",

@@ -110,7 +110,7 @@ describe("the remote CLI against the service", () => {
     expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.status).toBe("suspended");
     const refused = await as(seed.teamAdmin.token)(["teams", "status", seed.team.id, "active"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("forbidden: org admin role required (HTTP 403)");
+    expect(refused.stderr).toContain("forbidden: org admin role required to change status (HTTP 403)");
     expect((await orgAdmin(["teams", "status", seed.team.id, "paused"])).code).toBe(2);
     expect((await orgAdmin(["teams", "status", seed.team.id])).code).toBe(2);
     expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
@@ -151,6 +151,12 @@ describe("the remote CLI against the service", () => {
     const listed = await member(["deliveries", "list", seed.team.id, hook.id]);
     expect(listed.stdout.split("\n")[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+EVENT\s+RUN\s+REASON/);
     expect(listed.stdout).toMatch(/launched\s+pull_request\.opened\s+run_/);
+    const id = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id])).stdout).deliveries[0].id;
+    const shown = await member(["deliveries", "show", seed.team.id, hook.id, id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/decided_by\s+gate/);
+    expect(shown.stdout).toMatch(/gate\s+decided\s+launched run run_/);
+    expect((await member(["deliveries", "show", seed.team.id, hook.id, "dlv_none"])).code).toBe(1);
 
     const follow = spawn(process.execPath, [MAIN, "--json", "deliveries", "list", seed.team.id, hook.id, "--follow", "--interval", "1"], {
       env: env({ SERVICE_URL: url, SERVICE_TOKEN: seed.member.token }),
@@ -191,6 +197,30 @@ describe("the remote CLI against the service", () => {
     expect(resumed.stderr).toMatch(/^remote: \w+: .+\(HTTP 4\d\d\)\n$/);
     expect((await member(["runs", "list", seed.team.id, "--limit", "0"])).code).toBe(2);
     expect((await as(seed.outsider.token)(["runs", "show", run])).stderr).toContain("not_found");
+  });
+
+  it("prints a run's output, and with --follow reads on until the attempt ends", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr" })).body.id;
+    const member = as(seed.member.token);
+    const follow = spawn(process.execPath, [MAIN, "runs", "logs", run, "--follow", "--interval", "1"], {
+      env: env({ SERVICE_URL: url, SERVICE_TOKEN: seed.member.token }),
+    });
+    let out = "";
+    follow.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<number>((resolve) => follow.on("close", (code) => resolve(code ?? 1)));
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    expect(claim.run.id).toBe(run);
+    await t.services.runLogs.append(run, 1, [{ stream: "stdout", text: "step one\n" }]);
+    expect((await member(["runs", "logs", run])).stdout).toBe("step one\n");
+    await t.services.runLogs.append(run, 1, [{ stream: "stderr", text: "\u001b[31mstep two\n" }]);
+    await t.services.runQueue.finish(claim, { status: "succeeded" });
+    expect(await ended).toBe(0);
+    expect(out).toBe("step one\n?[31mstep two\n");
+    const json = await member(["--json", "runs", "logs", run, "--attempt", "1"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ attempt: 1, offset: 0, complete: true, text: "step one\n\u001b[31mstep two\n" });
+    expect((await member(["runs", "logs", run, "--attempt", "2"])).stderr).toContain("attempt not found");
+    expect((await as(seed.outsider.token)(["runs", "logs", run])).stderr).toContain("not_found");
   });
 
   it("shows an org's usage and a team's credential ledger for a month", async () => {

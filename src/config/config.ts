@@ -1,4 +1,6 @@
+import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
+import type { RunLogSettings } from "../runs/run-logs.js";
 import path from "node:path";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
@@ -39,6 +41,8 @@ export interface Config {
   platformKeys: Record<string, string>;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
+  /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
+  forgeAllowedNetworks: Cidr[];
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -49,6 +53,8 @@ export interface Config {
   sessionTtlMs: number;
   /** A password older than this must be changed at sign-in; 0 = passwords do not expire. */
   passwordMaxAgeMs: number;
+  /** How much of each attempt's output is kept (its head and its tail), and for how long. */
+  runLogs: RunLogSettings;
 }
 
 /** What one HTTP connection, and all of them together, may hold of the process. */
@@ -154,6 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+    forgeAllowedNetworks: allowedNetworks(read.string("SERVICE_FORGE_ALLOWED_NETWORKS", ""), problems),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
     http: {
       bodyBudgetBytes: read.integer("SERVICE_HTTP_BODY_BUDGET_MB", 64, 26, 65_536) * 1024 * 1024,
@@ -165,6 +172,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     sessionTtlMs: read.duration("SERVICE_SESSION_TTL", 12 * 3600_000),
     passwordMaxAgeMs: read.duration("SERVICE_PASSWORD_MAX_AGE", 0),
+    runLogs: {
+      headBytes: read.integer("SERVICE_RUN_LOG_HEAD_KB", 1024, 1, 1024 * 1024) * 1024,
+      tailBytes: read.integer("SERVICE_RUN_LOG_TAIL_KB", 1024, 1, 1024 * 1024) * 1024,
+      retentionMs: read.integer("SERVICE_RUN_LOG_RETENTION_DAYS", 30, 1, 36_500) * 86_400_000,
+    },
   };
   for (const [name, ms] of [
     ["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs],
@@ -177,6 +189,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** CIDRs, comma- or space-separated: a self-hosted forge on a private network is allowed here, never by default. */
+function allowedNetworks(raw: string, problems: string[]): Cidr[] {
+  const { cidrs, bad } = parseCidrList(raw);
+  if (bad.length > 0) problems.push(`SERVICE_FORGE_ALLOWED_NETWORKS: not CIDRs (such as 10.0.0.0/8 or fd00::/8): ${bad.join(", ")}`);
+  return cidrs;
 }
 
 const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";

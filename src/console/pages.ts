@@ -38,47 +38,6 @@ export async function teamPage(s: Services, p: Principal, teamId: string): Promi
   };
 }
 
-const SINCE: Record<string, number> = { hour: 3600_000, day: 86_400_000, week: 7 * 86_400_000 };
-
-/** A webhook's delivery log, newest first, filtered by status, event and time. */
-export async function deliveriesPage(
-  s: Services,
-  p: Principal,
-  teamId: string,
-  webhookId: string,
-  q: Record<string, string | undefined>,
-  now: number,
-): Promise<Titled> {
-  const hook = await s.webhooks.get(p, teamId, webhookId);
-  const all = await s.webhooks.deliveries(p, teamId, webhookId, 1000);
-  const since = q.since && SINCE[q.since] ? now - SINCE[q.since]! : 0;
-  const shown = all.filter(
-    (d) => (!q.status || d.status === q.status) && (!q.event || d.event_kind === q.event) && (!since || Date.parse(d.created_at ?? "") >= since),
-  );
-  const statuses = [...new Set(all.map((d) => d.status))].sort();
-  const events = [...new Set(all.map((d) => d.event_kind).filter((e): e is string => !!e))].sort();
-  const option = (value: string, label: string, selected: string | undefined) =>
-    html`<option value="${value}"${value === (selected ?? "") ? html` selected` : ""}>${label}</option>`;
-  const rows = shown.map(
-    (
-      d,
-    ) => html`<tr><td>${when(d.created_at)}</td><td>${statusBadge(d.status)}</td><td>${d.event_kind ?? ""}${d.event_action ? html` <span class="muted">${d.event_action}</span>` : ""}</td>
-<td>${d.subject_id ?? ""}</td><td>${d.bot_id ?? ""}</td><td>${d.reason ?? ""}${d.denial_reason ? html` <code>${d.denial_reason}</code>` : ""}</td>
-<td>${d.run_id ? html`<a href="/console/runs/${d.run_id}">${d.run_id}</a>` : ""}</td></tr>`,
-  );
-  return {
-    title: `Deliveries of ${hook.name}`,
-    body: html`<p class="muted">${hook.provider} · <code>${hook.delivery_url}</code></p>
-<form class="filters" method="get">
-  <label>Status <select name="status">${option("", "any", q.status)}${statuses.map((v) => option(v, v.replaceAll("_", " "), q.status))}</select></label>
-  <label>Event <select name="event">${option("", "any", q.event)}${events.map((v) => option(v, v, q.event))}</select></label>
-  <label>Since <select name="since">${option("", "any time", q.since)}${option("hour", "last hour", q.since)}${option("day", "last day", q.since)}${option("week", "last week", q.since)}</select></label>
-  <button type="submit">Filter</button>
-</form>
-${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows, "No delivery matches.")}`,
-  };
-}
-
 /** A team's runs, newest first. */
 export async function runsPage(s: Services, p: Principal, teamId: string): Promise<Titled> {
   const team = await s.tenancy.getTeam(p, teamId);
@@ -97,12 +56,30 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
     (a) =>
       html`<tr><td>${a.number}</td><td>${statusBadge(a.status)}</td><td>${when(a.started_at)}</td><td>${when(a.finished_at)}</td><td>${a.failure_code ?? ""}</td></tr>`,
   );
+  const latest = r.attempts.at(-1)?.number;
+  const log = latest === undefined ? undefined : await s.runLogs.slice(r.id, latest, 0);
+  const live = r.status === "queued" || r.status === "running";
+  const forgeLink = typeof r.vars.pr_url === "string" && /^https?:\/\//.test(r.vars.pr_url) ? r.vars.pr_url : undefined;
+  const links = [
+    html`Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>`,
+    ...(forgeLink ? [html`<a href="${forgeLink}" rel="noreferrer">the pull or merge request</a>`] : []),
+    ...(r.delivery_id && r.webhook_id ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`] : []),
+    ...(r.repo_url ? [html`${r.repo_url}`] : []),
+  ];
+  const output =
+    latest === undefined
+      ? html`<p class="muted">No attempt has started yet.</p>`
+      : html`<p class="muted">Attempt ${latest}${log && !log.complete && !live ? html` · the first 256 KiB; <code>remote runs logs ${r.id}</code> prints all of it` : ""}</p>`;
   return {
     title: `Run ${r.id}`,
     body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
-<p class="muted">Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>${r.delivery_id ? html` · delivery ${r.delivery_id}` : ""}${r.repo_url ? html` · ${r.repo_url}` : ""}</p>
+<p class="muted">${links.flatMap((l, i) => (i === 0 ? [l] : [html` · `, l]))}</p>
+<h2>Output</h2>${output}
+<p id="run-live" class="muted" aria-live="polite">${live ? "Reload the page to see more, or allow scripts to follow it live." : ""}</p>
+<pre id="run-log" class="log" tabindex="0" data-live="${live ? "true" : "false"}" data-stream="/console/runs/${r.id}/stream">${log?.text ?? ""}</pre>
 <h2>Attempts</h2>${table(["#", "Status", "Started", "Finished", "Failure"], attempts, "Not started yet.")}
-<h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>`,
+<h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
+<script src="/console/run.js" defer></script>`,
   };
 }
 

@@ -21,7 +21,8 @@ export type IdPrefix =
   | "sid"
   | "rst"
   | "fcn"
-  | "rbt";
+  | "rbt"
+  | "rtk";
 
 export interface IdGenerator {
   next(prefix: IdPrefix): string;

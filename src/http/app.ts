@@ -1,6 +1,7 @@
 import fastifySwagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyBaseLogger } from "fastify";
+import type { RunnerIdentity } from "../runs/desk/runner-tokens.js";
 import type { Principal } from "../tenancy/access.js";
 import type { App, Services } from "./services.js";
 import { installApiBodyBudget } from "./api-body-budget.js";
@@ -19,9 +20,13 @@ declare module "fastify" {
     public?: boolean;
     /** Reachable by a session that must change its password first. */
     duringPasswordChange?: boolean;
+    /** A runner protocol route: it takes a runner token (rnr_…), not a user's. */
+    runner?: boolean;
   }
   interface FastifyRequest {
     principal: Principal;
+    /** The runner behind the runner token, on runner protocol routes. */
+    runner: RunnerIdentity;
   }
 }
 
@@ -61,12 +66,18 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest("principal", undefined as unknown as Principal);
+  app.decorateRequest("runner", undefined as unknown as RunnerIdentity);
 
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
       info: { title: "Bot gateway API", version: "0.15.0" },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token or ses_ session token" } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token or ses_ session token" },
+          runner: { type: "http", scheme: "bearer", description: "rnr_ runner token (the runner protocol under /api/runner/v1)" },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });
@@ -80,7 +91,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     });
   }
   installErrorHandler(app, () => services.metrics.httpAborted.inc({ route: "api" }));
-  installAuth(app, services.authenticate);
+  installAuth(app, services.authenticate, (token) => services.runnerTokens.authenticate(token));
   // The delivery route reads its own body, within the same budget (receive-delivery.ts).
   installApiBodyBudget(app, services.bodyBudget, API_BODY_LIMIT, (url) => url === DELIVERY_ROUTE);
   app.addHook("preClose", (done) => {

@@ -15,11 +15,15 @@ import type { CredentialStore } from "../credentials/credential-store.js";
 import type { RunCredentials } from "../credentials/run-credentials.js";
 import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
+import type { DeliveryLog } from "../deliveries/delivery-log.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
 import type { Runs } from "../runs/runs.js";
 import type { RunsApi } from "../runs/runs-api.js";
+import type { RunnerDesk } from "../runs/desk/runner-desk.js";
+import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
+import type { RunLogs } from "../runs/run-logs.js";
 import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -50,6 +54,8 @@ export interface Services {
   passwords: Passwords;
   tenancy: TenancyService;
   webhooks: WebhookService;
+  /** A webhook's delivery log: pages, one delivery opened. */
+  deliveries: DeliveryLog;
   /** A team's forge connections, and the repositories provisioned through them. */
   connections: ConnectionService;
   provisioning: ProvisionService;
@@ -70,7 +76,12 @@ export interface Services {
   botCommands: BotCommands;
   /** The keys and secrets each attempt is handed at spawn. */
   runCredentials: RunCredentials;
+  /** The service's side of the runner protocol: the in-process runner and the /api/runner/v1 routes call it. */
+  runnerDesk: RunnerDesk;
+  /** Runner tokens of the platform's pool and of orgs' pools. */
+  runnerTokens: RunnerTokens;
   runs: RunsApi;
+  runLogs: RunLogs;
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;

@@ -27,7 +27,28 @@ export class Metrics {
   readonly retryResumed = this.counter("service_runs_retry_resumed_total", "Retry sweeper outcomes", ["result"]);
   readonly retryPending = this.gauge("service_runs_retry_pending", "Due retries seen in the latest sweep");
   readonly retrySweeps = this.counter("service_runs_retry_sweeps_total", "Sweeper passes");
-  readonly runnerHeartbeatErrors = this.counter("service_runner_heartbeat_errors_total", "Runner heartbeats that failed");
+  readonly runnerHeartbeatErrors = this.counter(
+    "service_runner_heartbeat_errors_total",
+    "Runner heartbeats that failed: the service could not extend the lease, or the runner could not reach it",
+    ["pool"],
+  );
+  readonly runnerClaims = this.counter("service_runner_claims_total", "Runner claims by pool (platform, org) and result (claimed, empty, failed)", [
+    "pool",
+    "result",
+  ]);
+  /** Filled at scrape time from {@link observeRunners}'s source. */
+  readonly runnersConnected = new Gauge({
+    name: "service_runners_connected",
+    help: "Runners seen within the lease window, by pool (platform, org)",
+    labelNames: ["pool"] as const,
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.runnerSource) return;
+      const counts = await this.runnerSource();
+      for (const pool of ["platform", "org"] as const) this.runnersConnected.set({ pool }, counts[pool] ?? 0);
+    },
+  });
+  private runnerSource: (() => Promise<Partial<Record<"platform" | "org", number>>>) | undefined;
   readonly httpAborted = this.counter("service_http_aborted_total", "Requests their callers abandoned before the end of the body", ["route"]);
   readonly httpBodiesRefused = this.counter("service_http_bodies_refused_total", "Request bodies refused unread or part-read (too_large, busy)", ["reason"]);
   readonly httpBodyBytes = this.gauge("service_http_body_bytes", "Bytes of request bodies held by the process");
@@ -49,6 +70,11 @@ export class Metrics {
         this.registry.removeSingleMetric(`service_nodejs_${name}`);
       }
     }
+  }
+
+  /** Where service_runners_connected reads its counts when scraped. */
+  observeRunners(source: () => Promise<Partial<Record<"platform" | "org", number>>>): void {
+    this.runnerSource = source;
   }
 
   text(): Promise<string> {

@@ -8,7 +8,7 @@ import { findOrgUsage } from "../store/usage.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import { RetrySweeper } from "./retry-sweeper.js";
 import { BotCommands } from "./runner/bot-commands.js";
-import { Runner } from "./runner/runner.js";
+import { inProcessRunner } from "../test-support/runners.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
@@ -32,16 +32,7 @@ describe.each(storeKinds())("usage-window retries and the dead-letter queue on %
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const runner = () =>
-    new Runner({
-      runs: t.services.runQueue,
-      bots: new BotCommands(path.join(dir, "bots.json")),
-      credentials: t.services.runCredentials,
-      metrics: t.services.metrics,
-      log: createLogger("silent"),
-      worker: "w",
-      concurrency: 1,
-    });
+  const runner = () => inProcessRunner(t.services, new BotCommands(path.join(dir, "bots.json")), { concurrency: 1 });
   const sweep = () => t.services.retries.sweep();
   const counter = async (name: "usageWindowBlocked" | "retryScheduled" | "retrySweeps") => (await t.services.metrics[name].get()).values[0]?.value ?? 0;
   const resumed = async (result: string) => (await t.services.metrics.retryResumed.get()).values.find((v) => v.labels.result === result)?.value ?? 0;

@@ -1,6 +1,6 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
-import { ServiceError, conflict, invalid, notFound } from "../core/errors.js";
+import { conflict, invalid } from "../core/errors.js";
 import type { Clock } from "../core/clock.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } from "../store/run-retries.js";
@@ -13,6 +13,7 @@ import type { Runs } from "./runs.js";
 import { varMap } from "../webhooks/field-parsers.js";
 import { nulField, nulMessage } from "./nul-field.js";
 import { runDetailView, runView } from "./run-views.js";
+import { visibleRun } from "./visible-run.js";
 
 /** Which bot ids an org may launch: the shape of the bot catalog's check, which the runner's bots file also offers. */
 export interface KnownBots {
@@ -115,16 +116,7 @@ export class RunsApi {
     await this.deps.store.tx((tx) => q.deleteRun(tx, runId));
   }
 
-  /** The run, if the caller may see it; a run of another team is reported as not found. */
-  private async visibleRun(p: Principal, runId: string, need: "member" | "admin") {
-    const run = await q.findRun(this.deps.store.db, runId);
-    if (!run) throw notFound("run");
-    try {
-      await this.deps.access.team(p, run.team_id, need);
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === "not_found") throw notFound("run");
-      throw err;
-    }
-    return run;
+  private visibleRun(p: Principal, runId: string, need: "member" | "admin") {
+    return visibleRun(this.deps.store.db, this.deps.access, p, runId, need);
   }
 }

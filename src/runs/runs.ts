@@ -6,6 +6,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import * as q from "../store/runs.js";
 import type { UsageWindow } from "./runner/usage-line.js";
 import type { Db, Store } from "../store/store.js";
+import type { PoolScope } from "../store/runner-tokens.js";
 import { armRetry, countDeadLetters, deadLetter, retryLayersOf } from "../store/run-retries.js";
 import { planRetry, resolveRetryPolicy, type RetryPlan, type RetryPolicy } from "./retry-policy.js";
 
@@ -16,6 +17,11 @@ export interface ClaimedRun {
   attempt: number;
   vars: Record<string, string>;
 }
+
+/** What proves an attempt's claim when it ends: its run, its number and its claim token. */
+export type AttemptClaim = Pick<ClaimedRun, "claimToken" | "attempt"> & { run: Pick<q.RunRow, "id"> };
+
+export const PLATFORM_POOL: PoolScope = { pool: "platform" };
 
 export type RunOutcome =
   | { status: "succeeded" }
@@ -43,14 +49,17 @@ export interface RunsDeps {
 export class Runs {
   constructor(private readonly deps: RunsDeps) {}
 
-  /** Claims the oldest queued run for `worker`, holding it for `leaseMs` unless heartbeats extend it. */
-  async claim(worker: string, leaseMs: number): Promise<ClaimedRun | undefined> {
+  /**
+   * Claims the oldest queued run of the pool for `worker`, holding it for `leaseMs` unless
+   * heartbeats extend it. `runnerId` names the runner token behind a remote runner.
+   */
+  async claim(worker: string, leaseMs: number, scope: PoolScope = PLATFORM_POOL, runnerId: string | null = null): Promise<ClaimedRun | undefined> {
     const now = this.deps.clock.now();
     // The attempt's id is its claim token: the runner proves its lease with the attempt it runs.
     const token = this.deps.ids.next("att");
     const run = await this.deps.store.tx(async (tx) => {
-      const row = await q.claimNextRun(tx, { token, worker, now, leaseUntil: now + leaseMs });
-      if (row) await q.insertAttempt(tx, { id: token, run_id: row.id, number: row.attempt, claimed_by: worker, started_at: now });
+      const row = await q.claimNextRun(tx, { token, worker, now, leaseUntil: now + leaseMs, scope });
+      if (row) await q.insertAttempt(tx, { id: token, run_id: row.id, number: row.attempt, claimed_by: worker, runner_id: runnerId, started_at: now });
       return row;
     });
     if (!run) return undefined;
@@ -71,7 +80,7 @@ export class Runs {
    * Ends the attempt and records its usage. Usage is recorded even when the claim was lost
    * meanwhile: the money was spent either way, and each report counts once.
    */
-  async finish(claim: ClaimedRun, outcome: RunOutcome, usage: UsageReport[] = []): Promise<{ finished: boolean }> {
+  async finish(claim: AttemptClaim, outcome: RunOutcome, usage: UsageReport[] = []): Promise<{ finished: boolean }> {
     const now = this.deps.clock.now();
     const failureCode = outcome.status === "failed" || outcome.status === "failed_resumable" ? outcome.failureCode : null;
     const detail = "detail" in outcome ? (outcome.detail ?? null) : null;

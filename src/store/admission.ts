@@ -6,7 +6,7 @@ import type { Db } from "./db.js";
 /** The team and what the gate reads of its org. */
 export type TeamAndOrg = {
   team: Selectable<TeamsTable>;
-  org: Omit<Selectable<OrgsTable>, "retry_usage_window" | "retry_max_attempts" | "retry_max_wait" | "retry_jitter">;
+  org: Omit<Selectable<OrgsTable>, "retry_usage_window" | "retry_max_attempts" | "retry_max_wait" | "retry_jitter" | "runner_pool">;
 };
 
 type OrgColumns = Selectable<OrgsTable>;

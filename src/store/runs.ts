@@ -4,6 +4,8 @@ import type { RunStatus, RunsTable } from "./schema/runs.js";
 import { Compiled, compiledInsert, isPostgres } from "./compiled.js";
 import type { Db } from "./db.js";
 import { deleteRunCredentials } from "./attempt-credentials.js";
+import type { PoolScope } from "./runner-tokens.js";
+import { deleteRunLogs } from "./run-logs.js";
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -123,8 +125,22 @@ export async function requeueRun(db: Db, runId: string, now: number, actor: { us
  * stores. PostgreSQL picks the row with FOR UPDATE SKIP LOCKED so concurrent runners do not
  * queue up behind each other; SQLite writers are serial anyway.
  */
-export async function claimNextRun(db: Db, claim: { token: string; worker: string; now: number; leaseUntil: number }): Promise<RunRow | undefined> {
-  let pick = db.selectFrom("runs").select("id").where("status", "=", "queued").orderBy("queued_at").orderBy("id").limit(1);
+export async function claimNextRun(
+  db: Db,
+  claim: { token: string; worker: string; now: number; leaseUntil: number; scope: PoolScope },
+): Promise<RunRow | undefined> {
+  const scope = claim.scope;
+  // A run goes to the pool its org names (orgs.runner_pool); the platform's serves every org that names no pool of its own.
+  const orgPool = (eb: ExpressionBuilder<Database, "runs">) =>
+    eb.exists(eb.selectFrom("orgs").select("orgs.id").whereRef("orgs.id", "=", "runs.org_id").where("orgs.runner_pool", "=", "org"));
+  let pick = db
+    .selectFrom("runs")
+    .select("id")
+    .where("status", "=", "queued")
+    .where((eb) => (scope.pool === "platform" ? eb.not(orgPool(eb)) : eb.and([eb("runs.org_id", "=", scope.orgId), orgPool(eb)])))
+    .orderBy("queued_at")
+    .orderBy("id")
+    .limit(1);
   if (isPostgres(db)) pick = pick.forUpdate().skipLocked();
   return db
     .updateTable("runs")
@@ -142,7 +158,10 @@ export async function claimNextRun(db: Db, claim: { token: string; worker: strin
     .executeTakeFirst();
 }
 
-export async function insertAttempt(db: Db, row: { id: string; run_id: string; number: number; claimed_by: string; started_at: number }) {
+export async function insertAttempt(
+  db: Db,
+  row: { id: string; run_id: string; number: number; claimed_by: string; runner_id: string | null; started_at: number },
+) {
   await db
     .insertInto("run_attempts")
     .values({ ...row, status: "running", finished_at: null, failure_code: null })
@@ -283,6 +302,7 @@ export async function cancelRuns(
 export async function deleteRun(db: Db, runId: string): Promise<boolean> {
   await db.deleteFrom("run_usage_events").where("run_id", "=", runId).execute();
   await deleteRunCredentials(db, runId);
+  await deleteRunLogs(db, runId);
   await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
   const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
@@ -312,4 +332,9 @@ export async function sumRunUsage(db: Db, runId: string) {
     aggregateTokens: Number(row.aggregate_tokens),
     reports: Number(row.reports),
   };
+}
+
+/** An attempt by its id (the claim token its runner holds). */
+export function findAttempt(db: Db, id: string) {
+  return db.selectFrom("run_attempts").selectAll().where("id", "=", id).executeTakeFirst();
 }

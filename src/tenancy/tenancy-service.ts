@@ -27,6 +27,8 @@ export interface OrgInput {
   retry_max_attempts?: number | null;
   retry_max_wait?: number | null;
   retry_jitter?: number | null;
+  /** Whose runners claim the org's runs: the platform's pool (default) or the org's own runner tokens. */
+  runner_pool?: "platform" | "org";
 }
 
 export interface TeamInput {
@@ -281,6 +283,7 @@ function orgColumns(input: OrgInput) {
     ...(input.retry_max_attempts !== undefined && { retry_max_attempts: input.retry_max_attempts }),
     ...(input.retry_max_wait !== undefined && { retry_max_wait: input.retry_max_wait }),
     ...(input.retry_jitter !== undefined && { retry_jitter: input.retry_jitter }),
+    ...(input.runner_pool !== undefined && { runner_pool: input.runner_pool }),
   };
 }
 

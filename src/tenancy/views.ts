@@ -36,6 +36,7 @@ export function orgView(o: OrgRow) {
     retry_max_attempts: o.retry_max_attempts,
     retry_max_wait: o.retry_max_wait,
     retry_jitter: o.retry_jitter,
+    runner_pool: o.runner_pool,
     created_at: iso(o.created_at),
     updated_at: iso(o.updated_at),
   };

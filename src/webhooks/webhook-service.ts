@@ -6,7 +6,6 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import type { ChangeFeed } from "../core/change-feed.js";
 import type { CredentialStore } from "../credentials/credential-store.js";
-import { listDeliveries } from "../store/deliveries.js";
 import { deleteWebhookBucket } from "../store/webhook-calls.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
@@ -20,7 +19,7 @@ import { checkWebhookRules, namedBotIds, sealsSecret, usesWildcardBots, webhookD
 import { mintWebhookToken } from "./webhook-token.js";
 import { rotatedSecretColumns } from "./rotated-secret-columns.js";
 import { iso } from "../core/iso.js";
-import { deliveryView, webhookViewOfRow } from "./webhook-views.js";
+import { webhookViewOfRow } from "./webhook-views.js";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -53,8 +52,6 @@ export const PROVISION_OWNED_FIELDS: ReadonlySet<string> = new Set([
   "sign_mode",
 ]);
 
-export const DELIVERIES_DEFAULT_LIMIT = 100;
-export const DELIVERIES_MAX_LIMIT = 1000;
 /** A day: time enough for a person to paste a rotated token into a forge's secret field. */
 export const ROTATION_OVERLAP_MAX_SECONDS = 86_400;
 
@@ -184,17 +181,6 @@ export class WebhookService {
     });
     this.deps.changes.publish({ kind: "webhook", id: webhookId });
     return { config: this.view((await w.findWebhook(this.deps.store.db, webhookId))!), token };
-  }
-
-  /** Newest first; `limit` defaults to 100 and is capped at 1000. */
-  async deliveries(p: Principal, teamId: string, webhookId: string, limit = DELIVERIES_DEFAULT_LIMIT) {
-    await this.deps.access.team(p, teamId, "member");
-    if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERIES_MAX_LIMIT) {
-      throw invalid("limit", `limit must be a whole number from 1 to ${DELIVERIES_MAX_LIMIT}`);
-    }
-    const db = this.deps.store.db;
-    await this.find(db, teamId, webhookId);
-    return (await listDeliveries(db, webhookId, limit)).map(deliveryView);
   }
 
   private async find(db: Db, teamId: string, webhookId: string): Promise<w.WebhookRow> {

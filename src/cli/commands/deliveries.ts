@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { enc } from "../api.js";
 import { action, count } from "../context.js";
-import { cell, table, type Column } from "../output.js";
+import { cell, fields, table, type Column } from "../output.js";
 
 type Delivery = Record<string, any>;
 
@@ -15,14 +15,36 @@ const COLUMNS: Column<Delivery>[] = [
   { header: "REASON", get: (d) => d.reason ?? d.denial_reason },
 ];
 
+const SHOWN = [
+  "id",
+  "status",
+  "created_at",
+  "event",
+  "project_path",
+  "subject_id",
+  "bot_id",
+  "run_id",
+  "reason",
+  "denial_reason",
+  "forge_delivery_id",
+  "idempotency_key",
+  "payload_sha256",
+  "source_ip",
+  "decided_by",
+];
+
+/** Pages a follow reads at once before it waits again. */
+const FOLLOW_PAGE = 100;
+
 export function registerDeliveries(program: Command): void {
-  program
-    .command("deliveries")
-    .description("a webhook's delivery log")
+  const deliveries = program.command("deliveries").description("a webhook's delivery log");
+  deliveries
     .command("list")
     .argument("<team>", "team id")
     .argument("<webhook>", "webhook id")
     .option("--limit <n>", "how many of the latest", "50")
+    .option("--before <delivery>", "the deliveries older than this one (a page's last id)")
+    .option("--status <status>", "only deliveries of this status")
     .option("--follow", "keep polling and print new deliveries as they arrive (Ctrl-C stops)")
     .option("--interval <seconds>", "seconds between polls with --follow", "2")
     .description("the latest deliveries, newest first; --follow prints new ones oldest first")
@@ -30,26 +52,50 @@ export function registerDeliveries(program: Command): void {
       action(async (ctx, team, webhook) => {
         const api = await ctx.api();
         const limit = count("--limit", ctx.opts.limit, 50);
-        const url = `/api/teams/${enc(team!)}/webhooks/${enc(webhook!)}/deliveries?limit=${limit}`;
-        const first: Delivery[] = (await api.get(url)).deliveries;
+        const base = `/api/teams/${enc(team!)}/webhooks/${enc(webhook!)}/deliveries`;
+        const filter = ctx.opts.status ? `&status=${enc(ctx.opts.status)}` : "";
+        const before = ctx.opts.before ? `&before=${enc(ctx.opts.before)}` : "";
+        const first = await api.get(`${base}?limit=${limit}${filter}${before}`);
         if (!ctx.opts.follow) {
-          ctx.out.show({ deliveries: first }, (d) => table(d.deliveries, COLUMNS));
+          ctx.out.show(first, (d) => table(d.deliveries, COLUMNS) + (d.has_more ? `\nolder: --before ${d.before}` : ""));
           return;
         }
         const intervalMs = count("--interval", ctx.opts.interval, 2) * 1000;
-        const seen = new Set<string>();
         const print = (batch: Delivery[]) => {
-          for (const d of batch.filter((x) => !seen.has(x.id)).reverse()) {
-            seen.add(d.id);
-            ctx.out.line(d, COLUMNS.map((c) => cell(c.get(d))).join("  "));
-          }
+          for (const d of [...batch].reverse()) ctx.out.line(d, COLUMNS.map((c) => cell(c.get(d))).join("  "));
         };
         if (!ctx.out.json) ctx.out.line(null, COLUMNS.map((c) => c.header).join("  "));
-        print(first);
+        print(first.deliveries);
+        // The cursor is the newest delivery printed: each poll reads the ones after it, a page at a time, so none is missed.
+        let after: string | null = first.after;
         for (;;) {
-          await sleep(intervalMs);
-          print((await api.get(url)).deliveries);
+          const page = after
+            ? await api.get(`${base}?limit=${FOLLOW_PAGE}${filter}&after=${enc(after)}`)
+            : await api.get(`${base}?limit=${FOLLOW_PAGE}${filter}`);
+          print(page.deliveries);
+          after = page.after ?? after;
+          if (!page.has_more || !after) await sleep(intervalMs);
         }
+      }),
+    );
+  deliveries
+    .command("show")
+    .argument("<team>", "team id")
+    .argument("<webhook>", "webhook id")
+    .argument("<delivery>", "delivery id")
+    .description("one delivery: its record, the steps it passed and the one that decided it")
+    .action(
+      action(async (ctx, team, webhook, delivery) => {
+        const got = await (await ctx.api()).get(`/api/teams/${enc(team!)}/webhooks/${enc(webhook!)}/deliveries/${enc(delivery!)}`);
+        ctx.out.show(got, (g) => {
+          const d = { ...g.delivery, event: [g.delivery.event_kind, g.delivery.event_action].filter(Boolean).join("."), decided_by: g.trace.decided_by };
+          const steps = table(g.trace.steps as Delivery[], [
+            { header: "STEP", get: (t) => t.step },
+            { header: "RESULT", get: (t) => t.result },
+            { header: "DETAIL", get: (t) => t.detail },
+          ]);
+          return `${fields(d, SHOWN)}\n\n${steps}`;
+        });
       }),
     );
 }

@@ -79,6 +79,36 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     const run = await get(`/console/runs/${runId}`, token);
     expect(run.body).toContain("<h2>Attempts</h2>");
     expect(run.body).toContain("review-pr");
+    // Each row links to its delivery's page: the record, the trace and the step that decided it.
+    const pageOf = /href="(\/console\/teams\/[^"]+\/deliveries\/dlv_[a-z0-9]+)"/.exec(log.body)?.[1];
+    const invalidPage = await get(pageOf!, token);
+    expect(invalidPage.statusCode).toBe(200);
+    expect(invalidPage.body).toContain("Decided by <strong>lane</strong>");
+    expect(invalidPage.body).not.toContain("<script>alert(1)</script>");
+    const launchedPage = await get(`${/href="(\/console\/teams\/[^"]+\/deliveries\/dlv_[a-z0-9]+)"/.exec(launched.body)?.[1]}`, token);
+    expect(launchedPage.body).toContain("Decided by <strong>gate</strong>");
+    expect(launchedPage.body).toContain(`/console/runs/${runId}`);
+    // Pages: one row a page reads older rows through its cursor.
+    const firstPage = await get(`/console/teams/${s.team.id}/webhooks/${hook.config.id}?status=launched&since=day`, token);
+    expect(firstPage.body).not.toContain('rel="next"');
+    expect(run.body).toContain("No attempt has started yet.");
+    expect(run.body).toContain(`delivery <a href="/console/teams/${s.team.id}/webhooks/${hook.config.id}/deliveries/dlv_`);
+    // Claimed, with output: the page holds it (escaped) and the script that follows it live.
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").where("id", "!=", runId!).execute();
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    expect(claim.run.id).toBe(runId);
+    await t.services.runLogs.append(runId!, 1, [{ stream: "stdout", text: "<b>bold</b> claim\n" }]);
+    const live = await get(`/console/runs/${runId}`, token);
+    expect(live.body).toContain('<pre id="run-log" class="log" tabindex="0" data-live="true" data-stream="/console/runs/');
+    expect(live.body).toContain("&lt;b&gt;bold&lt;/b&gt; claim\n</pre>");
+    expect(live.body).toContain('<script src="/console/run.js" defer></script>');
+    expect(live.body).not.toMatch(/<script>/);
+    const script = await t.app.inject({ method: "GET", url: "/console/run.js" });
+    expect(script.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect(script.body).toContain("new WebSocket(");
+    expect(script.body).not.toContain("innerHTML");
+    await t.services.runQueue.finish(claim, { status: "succeeded" });
+    expect((await get(`/console/runs/${runId}`, token)).body).toContain('data-live="false"');
   });
 
   it("shows an org's usage against its caps and the team's ledger, and nothing of another org", async () => {

@@ -2,10 +2,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors.js";
 import { html } from "../../console/html.js";
 import { page } from "../../console/layout.js";
-import { deliveriesPage, homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
+import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
+import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
 import type { App, Services } from "../services.js";
 
@@ -61,6 +63,9 @@ export function registerConsoleRoutes(app: App, s: Services): void {
   app.get("/console/style.css", { config }, async (_req, reply) =>
     reply.type("text/css; charset=utf-8").header("cache-control", "max-age=300").send(CONSOLE_CSS),
   );
+  app.get("/console/run.js", { config }, async (_req, reply) =>
+    reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=300").send(RUN_SCRIPT),
+  );
   app.get(
     "/console",
     { config },
@@ -75,6 +80,11 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     "/console/teams/:id/webhooks/:webhook_id",
     { config },
     view((p, req) => deliveriesPage(s, p, params(req).id!, params(req).webhook_id!, query(req), s.clock.now())),
+  );
+  app.get(
+    "/console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id",
+    { config },
+    view((p, req) => deliveryPage(s, p, params(req).id!, params(req).webhook_id!, params(req).delivery_id!)),
   );
   app.get(
     "/console/teams/:id/runs",

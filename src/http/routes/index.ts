@@ -5,14 +5,17 @@ import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
 import { registerSignInRoutes } from "./sign-in.js";
 import { registerWebhookRoutes } from "./webhooks.js";
+import { registerDeliveryRoutes } from "./deliveries.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
+import { registerRunStreamRoutes } from "./run-stream.js";
 import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
 import { registerConsoleRoutes } from "./console.js";
 import { registerForgeRoutes } from "./forge.js";
+import { registerRunnerRoutes } from "./runners.js";
 
 export type RouteModule = (app: App, services: Services) => void | Promise<void>;
 
@@ -24,12 +27,15 @@ export const routeModules: RouteModule[] = [
   registerUserRoutes,
   registerSignInRoutes,
   registerWebhookRoutes,
+  registerDeliveryRoutes,
   registerCredentialRoutes,
   registerBotRoutes,
   registerRunRoutes,
+  registerRunStreamRoutes,
   registerLaunchSurfaceRoutes,
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,
   registerConsoleRoutes,
   registerForgeRoutes,
+  registerRunnerRoutes,
 ];

@@ -15,6 +15,7 @@ const OrgFields = {
   retry_max_attempts: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()])),
   retry_max_wait: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 7 * 86_400 }), Type.Null()])),
   retry_jitter: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  runner_pool: Type.Optional(Type.Union([Type.Literal("platform"), Type.Literal("org")])),
 };
 const OrgCreate = Type.Object({ name: Name, ...OrgFields }, { additionalProperties: false });
 const OrgPatch = Type.Object({ name: Type.Optional(Name), ...OrgFields }, { additionalProperties: false, minProperties: 1 });

@@ -18,11 +18,14 @@ const PUBLIC = new Set([
   "GET /console",
   "GET /console/teams/:id",
   "GET /console/teams/:id/webhooks/:webhook_id",
+  "GET /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id",
   "GET /console/teams/:id/runs",
   "GET /console/teams/:id/ledger",
   "GET /console/teams/:id/forge",
   "GET /console/teams/:id/forge/repo-bots/:repo_bot_id",
   "GET /console/runs/:id",
+  "GET /console/runs/:id/stream",
+  "GET /console/run.js",
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",
   "POST /console/sign-out",
@@ -66,12 +69,14 @@ describe("every registered route", () => {
     const schedule = (await teamAdmin.api.post(`/api/teams/${team.id}/schedules`, { name: "n", cron: "0 2 * * *", bot: "review-pr" })).body.id;
     const trigger = (await teamAdmin.api.post("/api/v1/triggers", { team_id: team.id, name: "n", event: "e", bot: "review-pr" })).body.id;
     const card = (await member.api.post(`/api/teams/${team.id}/board/cards`, { title: "c", bot: "improve", labels: ["needs:approval"] })).body.id;
+    const runner = (await orgAdmin.api.post(`/api/orgs/${org.id}/runners`, { name: "org A's runner" })).body.id;
+    const platformRunner = (await admin.post("/api/admin/runners", { name: "the platform's runner" })).body.id;
     const gh = await FakeGitHub.start();
     const forgeHooks = FakeHooks.mount(gh.server, "github");
     const connection = (await teamAdmin.api.post(`/api/teams/${team.id}/forge/connections`, { provider: "github", base_url: gh.server.url, token: "ghp_a" }))
       .body.id;
     const repoBot = (await teamAdmin.api.post(`/api/teams/${team.id}/forge/repo-bots`, { connection_id: connection, repo: "acme/widgets" })).body.id;
-    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, session, schedule, trigger, card, connection, repoBot])
+    for (const id of [hook, teamKey, secret, orgKey, bot, run, memberToken, session, schedule, trigger, card, connection, repoBot, runner])
       expect(id).toEqual(expect.any(String));
 
     // The intruder: admin of an org and a team of its own.
@@ -91,6 +96,8 @@ describe("every registered route", () => {
       "/api/users/me/sessions": session,
       "/api/admin/users": member.id,
       "/api/v1/triggers": trigger,
+      "/api/admin/runners": platformRunner,
+      "/api/runner/v1/runs": run,
     };
     const bodies: Record<string, unknown> = {
       "POST /api/admin/orgs": { name: "x" },
@@ -120,6 +127,8 @@ describe("every registered route", () => {
       "POST /api/teams/:id/forge/connections": { provider: "github", base_url: gh.server.url, token: "ghp_b" },
       "PATCH /api/teams/:id/forge/connections/:connection_id": { webhook_base_url: "https://intruder.example" },
       "POST /api/teams/:id/forge/repo-bots": { connection_id: connection, repo: "acme/widgets", webhook_base_url: "https://intruder.example" },
+      "POST /api/admin/runners": { name: "x" },
+      "POST /api/orgs/:id/runners": { name: "x" },
     };
     // Routes about the caller alone, which the intruder may use.
     const own = new Set([
@@ -141,6 +150,7 @@ describe("every registered route", () => {
         // Promoting itself, or removing someone of org A.
         .replace(":user_id", r.method === "PUT" ? user.id : member.id)
         .replace(":webhook_id", hook)
+        .replace(":delivery_id", "dlv_none")
         .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
         .replace(":secret_id", secret)
         .replace(":bot_id", bot)
@@ -148,11 +158,15 @@ describe("every registered route", () => {
         .replace(":card_id", card)
         .replace(":connection_id", connection)
         .replace(":repo_bot_id", repoBot)
+        .replace(":runner_id", runner)
+        .replace(":n", "1")
         .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "")
         .concat(key === "GET /api/teams/:id/forge/repos" ? `?connection_id=${connection}` : "");
       expect(url, key).not.toContain(":");
       const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
-      expect([403, 404], `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
+      // The runner protocol takes runner tokens only: a user's token is refused as unauthenticated.
+      const refused = r.url.startsWith("/api/runner/") ? [401] : [403, 404];
+      expect(refused, `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
     }
 
     // Org A is as it was.
@@ -169,6 +183,8 @@ describe("every registered route", () => {
     expect((await memberSession.get("/api/users/me/sessions")).body.sessions.map((x: { id: string }) => x.id)).toEqual([session]);
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/forge/connections/${connection}`)).body.webhook_base_url).toBeNull();
     expect((await teamAdmin.api.get(`/api/teams/${team.id}/forge/repo-bots`)).body.repo_bots.map((r: { id: string }) => r.id)).toEqual([repoBot]);
+    expect((await orgAdmin.api.get(`/api/orgs/${org.id}/runners`)).body.runners).toEqual([expect.objectContaining({ id: runner, status: "offline" })]);
+    expect((await admin.get("/api/admin/runners")).body.runners).toEqual([expect.objectContaining({ id: platformRunner, status: "offline" })]);
     expect(forgeHooks.of()).toHaveLength(1);
     expect(forgeHooks.writes()).toHaveLength(1);
     await gh.server.close();
@@ -188,6 +204,8 @@ describe("every registered route", () => {
     const doc = await anon.get("/api/openapi.json");
     expect(doc.body.openapi).toBe("3.1.0");
     expect(Object.keys(doc.body.paths)).toContain("/api/admin/orgs");
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/api/runner/v1/claim", "/api/runner/v1/runs/{id}/finish"]));
+    expect(doc.body.paths["/api/runner/v1/claim"].post.security).toEqual([{ runner: [] }]);
   });
 
   it("answers unknown paths with the error shape", async () => {

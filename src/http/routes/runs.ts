@@ -29,6 +29,9 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const AttemptParams = Type.Object({ id: Id, n: Type.Integer({ minimum: 1, maximum: 1_000_000 }) });
+const LogQuery = Type.Object({ offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+
 const DeadLetterQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
 
 export function registerRunRoutes(app: App, s: Services): void {
@@ -53,6 +56,16 @@ export function registerRunRoutes(app: App, s: Services): void {
   app.post("/api/runs/:id/resume", { schema: { tags, params: RunParams } }, async (req, reply) => {
     const result = await s.runs.resume(req.principal, req.params.id);
     return result.kind === "launched" ? reply.code(200).send(result.run) : sendDenial(reply, result.denial);
+  });
+  // Plain text from a byte offset; X-Log-Next-Offset says where to read on, X-Log-Complete whether the attempt ended and all was read.
+  app.get("/api/runs/:id/attempts/:n/log", { schema: { tags, params: AttemptParams, querystring: LogQuery } }, async (req, reply) => {
+    const slice = await s.runLogs.read(req.principal, req.params.id, req.params.n, req.query.offset ?? 0);
+    return reply
+      .header("content-type", "text/plain; charset=utf-8")
+      .header("cache-control", "no-store")
+      .header("x-log-next-offset", String(slice.nextOffset))
+      .header("x-log-complete", String(slice.complete))
+      .send(slice.text);
   });
   app.post("/api/runs/:id/cancel", { schema: { tags, params: RunParams } }, async (req) => s.runs.cancel(req.principal, req.params.id));
   app.get("/api/teams/:id/dead-letters", { schema: { tags, params: TeamParams, querystring: DeadLetterQuery } }, async (req) => ({

@@ -5,7 +5,6 @@ import { Id, RotateBody, TeamParams } from "./schemas.js";
 const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
 /** Fields are checked by the webhook capability, which names read-only and unknown fields precisely. */
 const WebhookBody = Type.Object({}, { additionalProperties: true, description: "Fields of the webhook config table; create needs provider (or an alias)" });
-const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
 
 /** The spec's webhook management table: members read, team admins write. */
 export function registerWebhookRoutes(app: App, s: Services): void {
@@ -29,7 +28,4 @@ export function registerWebhookRoutes(app: App, s: Services): void {
   app.post("/api/teams/:id/webhooks/:webhook_id/rotate", { schema: { tags, params: WebhookParams, body: RotateBody } }, async (req) =>
     s.webhooks.rotate(req.principal, req.params.id, req.params.webhook_id, req.body?.overlap_seconds),
   );
-  app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) => ({
-    deliveries: await s.webhooks.deliveries(req.principal, req.params.id, req.params.webhook_id, req.query.limit),
-  }));
 }

@@ -11,7 +11,8 @@ import { RunCredentials } from "../../credentials/run-credentials.js";
 import { findRun } from "../../store/runs.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 import { BotCommands } from "./bot-commands.js";
-import { Runner } from "./runner.js";
+import { inProcessRunner } from "../../test-support/runners.js";
+import type { Runner } from "./runner.js";
 
 const TEAM_KEY = "sk-ant-team-PLAINTEXT-0000000001";
 const OTHER_TEAM_KEY = "sk-ant-other-PLAINTEXT-000000002";
@@ -70,15 +71,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
       },
     });
     const bots = new BotCommands(path.join(dir, "bots.json"));
-    runner = new Runner({
-      runs: t.services.runQueue,
-      bots,
-      credentials: t.services.runCredentials,
-      metrics: t.services.metrics,
-      log: createLogger("debug", sink),
-      worker: "test",
-      concurrency: 2,
-    });
+    runner = inProcessRunner(t.services, bots, { log: createLogger("debug", sink), concurrency: 2 });
   });
   afterAll(async () => {
     await runner.stop();

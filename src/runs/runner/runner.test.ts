@@ -2,10 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../config/logger.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 import { BotCommands } from "./bot-commands.js";
-import { Runner } from "./runner.js";
+import { inProcessRunner } from "../../test-support/runners.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
@@ -14,16 +13,7 @@ describe.each(storeKinds())("reference runner on %s", (kind) => {
   let s: Seed;
   let dir: string;
 
-  const runnerWith = (bots: BotCommands) =>
-    new Runner({
-      runs: t.services.runQueue,
-      bots,
-      credentials: t.services.runCredentials,
-      metrics: t.services.metrics,
-      log: createLogger("silent"),
-      worker: "test",
-      concurrency: 4,
-    });
+  const runnerWith = (bots: BotCommands) => inProcessRunner(t.services, bots);
 
   beforeAll(async () => {
     t = await startTestApp(kind);

@@ -1,54 +1,48 @@
 import type { Logger } from "pino";
-import type { RunCredentials } from "../../credentials/run-credentials.js";
-import type { UsageReport } from "../../metering/metering.js";
-import type { Metrics } from "../../metrics/metrics.js";
-import type { ClaimedRun, RunOutcome, Runs } from "../runs.js";
-import type { BotCommands } from "./bot-commands.js";
+import type { RunOutcome } from "../runs.js";
+import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
+import { RunnerTokenRefused, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 
 export interface RunnerOptions {
-  runs: Runs;
-  bots: BotCommands;
-  /** Hands each attempt its keys and secrets at spawn. */
-  credentials: Pick<RunCredentials, "handOver">;
-  metrics: Metrics;
+  /** How the runner reaches the service: in-process, or the runner protocol over HTTP. */
+  transport: RunnerTransport;
   log: Logger;
-  /** Names this runner in claims and logs. */
-  worker: string;
   concurrency: number;
-  /** A claim lapses this long after the last heartbeat; the reclaim then frees its slot. */
-  leaseMs?: number;
   heartbeatMs?: number;
-  /** How often an idle runner looks for queued runs. */
+  /** How often an idle runner looks for queued runs (a long-polling transport waits inside the claim). */
   pollMs?: number;
+  /** Told once when the service refuses the runner's token; the runner has stopped its bots by then. */
+  onTokenRefused?: (err: RunnerTokenRefused) => void;
 }
 
 /** Exit code that asks for a resumable failure (EX_TEMPFAIL from sysexits.h). */
 export const EXIT_RESUMABLE = 75;
 
 interface ActiveRun {
-  claim: ClaimedRun;
+  ticket: AttemptTicket;
   controller: AbortController;
   stopReason?: "cancel" | "lost" | "shutdown";
+  output: ReturnType<typeof outputBuffer>;
   done: Promise<void>;
 }
 
 /**
- * The reference runner: claims queued runs up to its concurrency, executes each bot's command,
- * heartbeats while it runs (a cancel arrives in the heartbeat answer), and finishes each attempt
- * with the usage the bot reported.
+ * The one runner, in `npm start` and in `npm run runner` alike: claims attempts up to its
+ * concurrency through its transport, executes each bot's command, heartbeats while it runs (a
+ * cancel arrives in the heartbeat answer), sends the bot's output and finishes each attempt with
+ * the usage the bot reported.
  */
 export class Runner {
   private readonly active = new Map<string, ActiveRun>();
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  private refused = false;
   private ticking: Promise<number> | undefined;
-  private readonly leaseMs: number;
+  private readonly claims = new AbortController();
 
-  constructor(private readonly o: RunnerOptions) {
-    this.leaseMs = o.leaseMs ?? 60_000;
-  }
+  constructor(private readonly o: RunnerOptions) {}
 
   start(): void {
     this.pollTimer = setInterval(() => void this.tick(), this.o.pollMs ?? 1000);
@@ -61,6 +55,7 @@ export class Runner {
     this.stopping = true;
     clearInterval(this.pollTimer);
     clearInterval(this.heartbeatTimer);
+    this.claims.abort();
     await this.ticking;
     for (const a of this.active.values()) {
       a.stopReason ??= "shutdown";
@@ -85,14 +80,14 @@ export class Runner {
     await Promise.all(
       [...this.active.values()].map(async (a) => {
         try {
-          const beat = await this.o.runs.heartbeat(a.claim.run.id, a.claim.claimToken, this.leaseMs);
-          if (!beat.held || beat.cancelRequested) {
+          const beat = await this.o.transport.heartbeat(a.ticket);
+          if (!beat.held || beat.cancel) {
             a.stopReason ??= beat.held ? "cancel" : "lost";
             a.controller.abort();
           }
         } catch (err) {
-          this.o.metrics.runnerHeartbeatErrors.inc();
-          this.o.log.warn({ err, runId: a.claim.run.id }, "runner heartbeat failed");
+          if (this.refusedBy(err)) return;
+          this.o.log.warn({ err, runId: a.ticket.runId }, "runner heartbeat failed");
         }
       }),
     );
@@ -101,70 +96,60 @@ export class Runner {
   private async fill(): Promise<number> {
     let started = 0;
     while (!this.stopping && this.active.size < this.o.concurrency) {
-      let claim: ClaimedRun | undefined;
+      let ticket: AttemptTicket | undefined;
       try {
-        claim = await this.o.runs.claim(this.o.worker, this.leaseMs);
+        ticket = await this.o.transport.claim(this.claims.signal);
       } catch (err) {
-        this.o.log.warn({ err }, "runner could not claim a run");
+        if (!this.refusedBy(err) && !this.stopping) this.o.log.warn({ err }, "runner could not claim a run");
         return started;
       }
-      if (!claim) return started;
-      this.begin(claim);
+      if (!ticket) return started;
+      this.begin(ticket);
       started++;
     }
     return started;
   }
 
-  private begin(claim: ClaimedRun): void {
-    const entry = { claim, controller: new AbortController() } as ActiveRun;
+  private begin(ticket: AttemptTicket): void {
+    const entry = { ticket, controller: new AbortController() } as ActiveRun;
+    entry.output = outputBuffer(
+      (chunks) => this.o.transport.output(ticket, chunks),
+      (err) => {
+        if (!this.refusedBy(err)) this.o.log.warn({ err, runId: ticket.runId }, "output lines could not be kept");
+      },
+    );
     entry.done = this.execute(entry).finally(() => {
-      this.active.delete(claim.run.id);
+      this.active.delete(ticket.runId);
       if (!this.stopping) void this.tick();
     });
-    this.active.set(claim.run.id, entry);
+    this.active.set(ticket.runId, entry);
   }
 
   private async execute(a: ActiveRun): Promise<void> {
-    const { run, attempt } = a.claim;
-    const log = this.o.log.child({ runId: run.id, bot: run.bot_id, attempt });
+    const { runId, attempt } = a.ticket;
+    const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
-      const bot = this.o.bots.get(run.bot_id);
-      if (!bot) {
-        await this.o.runs.finish(a.claim, { status: "failed", failureCode: "BOT_UNKNOWN", detail: `no bot ${run.bot_id} in ${this.o.bots.file}` });
-        return;
-      }
-      const handed = await this.o.credentials.handOver(run, attempt, bot.providers);
-      if (handed.kind === "unavailable") {
-        log.warn({ cause: handed.cause }, "run failed: its credentials are unavailable");
-        await this.o.runs.finish(a.claim, { status: "failed", failureCode: "CREDENTIAL_UNAVAILABLE", detail: handed.cause });
-        return;
-      }
       log.info("run started");
-      const exit = await runBotCommand(
-        bot,
-        { runId: run.id, botId: run.bot_id, attempt, vars: a.claim.vars, repoUrl: run.repo_url, repoRef: run.repo_ref, projectPath: run.project_path },
-        a.controller.signal,
-        handed.env,
-      );
+      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, a.output.sink);
+      await a.output.drain();
       const outcome = outcomeOf(exit, a.stopReason);
-      const usage: UsageReport[] = exit.usage.map((u, i) => ({
-        // Attempt-scoped ids: a bot that reuses its own ids on a resume still counts per attempt.
-        reportId: `${attempt}:${u.id ?? `line-${i}`}`,
-        costMicro: u.costMicro,
-        inputTokens: u.inputTokens,
-        outputTokens: u.outputTokens,
-        aggregateTokens: u.aggregateTokens,
-        fingerprint: u.fingerprint,
-        provider: u.provider,
-        tier: u.tier,
-        repo: u.repo,
-        amountType: u.amountType,
-      }));
-      const { finished } = await this.o.runs.finish(a.claim, outcome, usage);
+      const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");
     } catch (err) {
+      if (this.refusedBy(err)) return;
       log.error({ err }, "runner could not finish the run; the lease will lapse and the run becomes failed_resumable");
     }
+  }
+
+  /** A refused token stops the runner once: its bots are stopped, their leases lapse (RUNNER_LOST). */
+  private refusedBy(err: unknown): boolean {
+    if (!(err instanceof RunnerTokenRefused)) return false;
+    if (!this.refused) {
+      this.refused = true;
+      this.o.log.error(err.message);
+      void this.stop().then(() => this.o.onTokenRefused?.(err));
+    }
+    return true;
   }
 }
 

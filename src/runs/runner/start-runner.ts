@@ -1,39 +1,28 @@
 import os from "node:os";
 import type { Logger } from "pino";
-import type { RunCredentials } from "../../credentials/run-credentials.js";
-import type { Metrics } from "../../metrics/metrics.js";
+import type { RunnerDesk } from "../desk/runner-desk.js";
 import type { Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
+import { InProcessTransport } from "./in-process-transport.js";
 import { Runner } from "./runner.js";
 
 /** How often an in-process timer flips runs whose lease lapsed (every replica may run it: the UPDATE is idempotent). */
 export const RECLAIM_EVERY_MS = 30_000;
 
 /**
- * Starts a reference runner and the lease reclaim timer. The bots file is read once here so a
- * malformed file stops the start with its message instead of failing each run.
+ * Starts the in-process runner (the platform's pool, through the service's desk) and the lease
+ * reclaim timer. The bots file is read once here so a malformed file stops the start with its
+ * message instead of failing each run.
  */
-export function startRunner(o: {
-  runs: Runs;
-  bots: BotCommands;
-  credentials: RunCredentials;
-  metrics: Metrics;
-  log: Logger;
-  concurrency: number;
-  role: string;
-}): {
+export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands; log: Logger; concurrency: number; role: string }): {
   runner: Runner;
   stop(): Promise<void>;
 } {
   const known = o.bots.ids();
   o.log.info({ bots: known, file: o.bots.file, concurrency: o.concurrency }, "runner starting");
   const runner = new Runner({
-    runs: o.runs,
-    bots: o.bots,
-    credentials: o.credentials,
-    metrics: o.metrics,
+    transport: new InProcessTransport(o.desk, { id: null, name: `${os.hostname()}:${process.pid}:${o.role}`, scope: { pool: "platform" } }),
     log: o.log.child({ component: "runner" }),
-    worker: `${os.hostname()}:${process.pid}:${o.role}`,
     concurrency: o.concurrency,
   });
   runner.start();

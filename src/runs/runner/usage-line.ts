@@ -1,4 +1,4 @@
-import { usdToMicro } from "../../core/money.js";
+import { microToUsd, usdToMicro } from "../../core/money.js";
 import { CREDENTIAL_TIERS, type CredentialTier, type UsageReport } from "../../metering/metering.js";
 
 /** One `{"usage": {…}}` line a bot printed on stdout, money already in micro-USD; `id` is its optional report id. */
@@ -20,7 +20,11 @@ export function parseUsageLine(line: string): BotUsageLine | undefined {
   }
   const u = (raw as { usage?: unknown }).usage;
   if (typeof u !== "object" || u === null || Array.isArray(u)) return undefined;
-  const o = u as Record<string, unknown>;
+  return usageOf(u as Record<string, unknown>);
+}
+
+/** A usage object's fields (the `usage` of a bot's line, or one a remote runner passes on), read leniently. */
+export function usageOf(o: Record<string, unknown>): BotUsageLine {
   const tier = typeof o.tier === "string" && (CREDENTIAL_TIERS as readonly string[]).includes(o.tier) ? (o.tier as CredentialTier) : null;
   return {
     id: str(o.id),
@@ -63,4 +67,20 @@ export function parseUsageWindowLine(line: string): UsageWindow | undefined {
   const resetAt = typeof w?.reset_at === "string" ? Date.parse(w.reset_at) : Number.NaN;
   if (!Number.isFinite(resetAt)) return undefined;
   return { provider: str(w?.provider) ?? "unknown", resetAt };
+}
+
+/** A usage line as the bot printed it (its `usage` object): how a remote runner passes it on. */
+export function usageWire(u: BotUsageLine): Record<string, unknown> {
+  return {
+    ...(u.id !== null && { id: u.id }),
+    cost_usd: microToUsd(u.costMicro),
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    aggregate_tokens: u.aggregateTokens,
+    fingerprint: u.fingerprint,
+    provider: u.provider,
+    tier: u.tier,
+    repo: u.repo,
+    amount_type: u.amountType,
+  };
 }

@@ -62,9 +62,28 @@ export interface RunAttemptsTable {
   number: number;
   status: RunStatus;
   claimed_by: string | null;
+  /** The runner token whose runner claimed the attempt; null for the service's in-process runner. */
+  runner_id: string | null;
   started_at: number | null;
   finished_at: number | null;
   failure_code: string | null;
+}
+
+/** A runner's token: only its salted hash, fingerprint and last 4 characters are kept. */
+export interface RunnerTokensTable {
+  id: string;
+  pool: "platform" | "org";
+  /** The org whose pool it is in; null in the platform's pool. */
+  org_id: string | null;
+  name: string;
+  fingerprint: string;
+  hash: string;
+  last4: string;
+  created_by: string;
+  created_at: number;
+  rotated_at: number | null;
+  last_seen_at: number | null;
+  revoked_at: number | null;
 }
 
 /** One usage report of an attempt; unique per (run, report_id) so a repeated report counts once. */
@@ -89,6 +108,27 @@ export interface RunUsageEventsTable {
   created_at: number;
 }
 
+/** How much an attempt printed (its output's byte length), and of it how much sits in the kept tail and how much was dropped. */
+export interface RunLogsTable {
+  run_id: string;
+  attempt: number;
+  produced_bytes: number;
+  tail_bytes: number;
+  dropped_bytes: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A kept piece of an attempt's output, at its byte offset in all the attempt printed. */
+export interface RunLogChunksTable {
+  run_id: string;
+  attempt: number;
+  start: number;
+  bytes: number;
+  stream: "stdout" | "stderr";
+  text: string;
+}
+
 /** Per-team launch-rate bucket; tokens are in 1/60000 of a launch so the refill stays integral. */
 export interface TeamLaunchBucketsTable {
   team_id: string;
@@ -99,6 +139,9 @@ export interface TeamLaunchBucketsTable {
 export interface RunsTables {
   runs: RunsTable;
   run_attempts: RunAttemptsTable;
+  runner_tokens: RunnerTokensTable;
   run_usage_events: RunUsageEventsTable;
   team_launch_buckets: TeamLaunchBucketsTable;
+  run_logs: RunLogsTable;
+  run_log_chunks: RunLogChunksTable;
 }

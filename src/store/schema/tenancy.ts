@@ -16,6 +16,8 @@ export interface OrgsTable {
   retry_max_attempts: number | null;
   retry_max_wait: number | null;
   retry_jitter: number | null;
+  /** Whose runners claim the org's runs: `platform` (the default) or `org` (its own runner tokens). */
+  runner_pool: Generated<"platform" | "org">;
   created_at: number;
   updated_at: number;
 }

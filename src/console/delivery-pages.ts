@@ -1,0 +1,93 @@
+import type { Services } from "../http/services.js";
+import type { Principal } from "../tenancy/access.js";
+import { html, type Safe } from "./html.js";
+import { statusBadge, table } from "./layout.js";
+
+type Titled = { title: string; body: Safe };
+const when = (isoText: string | null) => (isoText ? html`<time datetime="${isoText}">${isoText.replace("T", " ").slice(0, 19)}</time>` : "");
+
+const SINCE: Record<string, number> = { hour: 3600_000, day: 86_400_000, week: 7 * 86_400_000 };
+const STATUSES = ["accepted", "launched", "duplicate", "filtered", "invalid", "rate_limited", "quota_exceeded", "launch_error"];
+const EVENTS = ["pull_request", "merge_request", "note", "pull_request_comment", "pull_request_review_comment", "issues", "generic", "ping", "push", "other"];
+const PAGE = 50;
+
+/** A webhook's delivery log, newest first, a page at a time, filtered by status, event and time in the store. */
+export async function deliveriesPage(
+  s: Services,
+  p: Principal,
+  teamId: string,
+  webhookId: string,
+  q: Record<string, string | undefined>,
+  now: number,
+): Promise<Titled> {
+  const hook = await s.webhooks.get(p, teamId, webhookId);
+  const since = q.since && SINCE[q.since] ? now - SINCE[q.since]! : undefined;
+  const filters = {
+    status: q.status && STATUSES.includes(q.status) ? q.status : undefined,
+    event: q.event && EVENTS.includes(q.event) ? q.event : undefined,
+    since,
+  };
+  const got = await s.deliveries.page(p, teamId, webhookId, { limit: PAGE, after: q.after || undefined, before: q.before || undefined, ...filters });
+  const option = (value: string, label: string, selected: string | undefined) =>
+    html`<option value="${value}"${value === (selected ?? "") ? html` selected` : ""}>${label}</option>`;
+  const base = `/console/teams/${teamId}/webhooks/${webhookId}`;
+  const rows = got.deliveries.map(
+    (
+      d,
+    ) => html`<tr><td><a href="${base}/deliveries/${d.id}">${when(d.created_at)}</a></td><td>${statusBadge(d.status)}</td><td>${d.event_kind ?? ""}${d.event_action ? html` <span class="muted">${d.event_action}</span>` : ""}</td>
+<td>${d.subject_id ?? ""}</td><td>${d.bot_id ?? ""}</td><td>${d.reason ?? ""}${d.denial_reason ? html` <code>${d.denial_reason}</code>` : ""}</td>
+<td>${d.run_id ? html`<a href="/console/runs/${d.run_id}">${d.run_id}</a>` : ""}</td></tr>`,
+  );
+  const keep = new URLSearchParams(Object.entries({ status: q.status, event: q.event, since: q.since }).filter((e): e is [string, string] => !!e[1]));
+  const link = (cursor: "after" | "before", id: string) => `${base}?${new URLSearchParams([...keep, [cursor, id]]).toString()}`;
+  // Reading newer pages, more lie ahead when has_more says so; reading older ones, a newer page exists once we left the first.
+  const readingNewer = q.after !== undefined && q.after !== "";
+  const newer = got.after && (readingNewer ? got.has_more : q.before) ? html`<a href="${link("after", got.after)}" rel="prev">Newer</a>` : "";
+  const older = got.before && (readingNewer || got.has_more) ? html`<a href="${link("before", got.before)}" rel="next">Older</a>` : "";
+  return {
+    title: `Deliveries of ${hook.name}`,
+    body: html`<p class="muted">${hook.provider} · <code>${hook.delivery_url}</code></p>
+<form class="filters" method="get">
+  <label>Status <select name="status">${option("", "any", q.status)}${STATUSES.map((v) => option(v, v.replaceAll("_", " "), q.status))}</select></label>
+  <label>Event <select name="event">${option("", "any", q.event)}${EVENTS.map((v) => option(v, v, q.event))}</select></label>
+  <label>Since <select name="since">${option("", "any time", q.since)}${option("hour", "last hour", q.since)}${option("day", "last day", q.since)}${option("week", "last week", q.since)}</select></label>
+  <button type="submit">Filter</button>
+</form>
+${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows, "No delivery matches.")}
+<nav class="pages" aria-label="Pages">${newer} ${older}</nav>`,
+  };
+}
+
+/** One delivery: its row, the steps it passed, the run it started. */
+export async function deliveryPage(s: Services, p: Principal, teamId: string, webhookId: string, deliveryId: string): Promise<Titled> {
+  const hook = await s.webhooks.get(p, teamId, webhookId);
+  const got = await s.deliveries.show(p, teamId, webhookId, deliveryId);
+  const d = got.delivery;
+  const steps = got.trace.steps.map(
+    (t) =>
+      html`<tr${t.result === "decided" ? html` class="decided"` : ""}><td>${t.step}</td><td>${t.result.replaceAll("_", " ")}</td><td>${t.detail ?? ""}</td></tr>`,
+  );
+  const facts: [string, string | null][] = [
+    ["Status", d.status],
+    ["Received", d.created_at],
+    ["Event", [d.event_kind, d.event_action].filter(Boolean).join(" · ") || null],
+    ["Project", d.project_path],
+    ["Subject", d.subject_id],
+    ["Bot", d.bot_id],
+    ["Reason", d.reason],
+    ["Denial", d.denial_reason],
+    ["Forge delivery id", d.forge_delivery_id],
+    ["Idempotency key", d.idempotency_key],
+    ["Payload SHA-256", d.payload_sha256],
+    ["Source IP", d.source_ip],
+  ];
+  return {
+    title: `Delivery ${d.id}`,
+    body: html`<p class="muted"><a href="/console/teams/${teamId}/webhooks/${webhookId}">Deliveries of ${hook.name}</a> · ${hook.provider}</p>
+<dl>${facts.filter(([, v]) => v).map(([k, v]) => html`<dt>${k}</dt><dd>${k === "Status" ? statusBadge(v!) : v}</dd>`)}</dl>
+${got.run ? html`<p>Run <a href="/console/runs/${got.run.id}">${got.run.id}</a> ${statusBadge(got.run.status)}</p>` : ""}
+<h2>Decision</h2>
+<p>Decided by <strong>${got.trace.decided_by}</strong>.</p>
+${table(["Step", "Result", "Detail"], steps, "")}`,
+  };
+}

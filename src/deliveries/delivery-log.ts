@@ -1,0 +1,108 @@
+import { invalid, notFound } from "../core/errors.js";
+import { findDeliveryOfWebhook, pageDeliveries } from "../store/delivery-pages.js";
+import { findRun } from "../store/runs.js";
+import type { DeliveryStatus } from "../store/schema/webhooks.js";
+import type { Store } from "../store/store.js";
+import { findWebhookOfTeam, type WebhookRow } from "../store/webhooks.js";
+import type { Access, Principal } from "../tenancy/access.js";
+import { deliveryView } from "../webhooks/webhook-views.js";
+import { traceOf } from "./delivery-trace.js";
+
+export const DELIVERIES_DEFAULT_LIMIT = 100;
+export const DELIVERIES_MAX_LIMIT = 1000;
+const STATUSES: ReadonlySet<string> = new Set<DeliveryStatus>([
+  "accepted",
+  "launched",
+  "duplicate",
+  "filtered",
+  "invalid",
+  "rate_limited",
+  "quota_exceeded",
+  "launch_error",
+]);
+
+/** The delivery list's query: a cursor (`after` or `before`, a delivery id) and filters. */
+export interface DeliveryListQuery {
+  limit?: number;
+  after?: string;
+  before?: string;
+  status?: string;
+  event?: string;
+  /** ISO 8601 or epoch ms. */
+  since?: string | number;
+}
+
+export interface DeliveryLogDeps {
+  store: Store;
+  access: Access;
+}
+
+/** A webhook's delivery log as team members read it: pages with cursors, and one delivery opened. */
+export class DeliveryLog {
+  constructor(private readonly deps: DeliveryLogDeps) {}
+
+  /**
+   * A page, newest first. `before` reads older rows than a delivery, `after` the newer rows
+   * nearest to it (what `--follow` asks for); `has_more` says whether more lie that way. The
+   * page's `before` and `after` cursors are its oldest and newest ids.
+   */
+  async page(p: Principal, teamId: string, webhookId: string, q: DeliveryListQuery) {
+    await this.webhook(p, teamId, webhookId, "member");
+    const limit = q.limit ?? DELIVERIES_DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERIES_MAX_LIMIT) {
+      throw invalid("limit", `limit must be a whole number from 1 to ${DELIVERIES_MAX_LIMIT}`);
+    }
+    if (q.after !== undefined && q.before !== undefined) throw invalid("after", "give after or before, not both");
+    if (q.status !== undefined && !STATUSES.has(q.status)) throw invalid("status", `status must be one of ${[...STATUSES].join(", ")}`);
+    const db = this.deps.store.db;
+    const cursor = async (field: "after" | "before", id: string | undefined) => {
+      if (id === undefined) return undefined;
+      const row = await findDeliveryOfWebhook(db, webhookId, id);
+      if (!row) throw invalid(field, `${field} must name a delivery of this webhook`);
+      return row;
+    };
+    const { rows, more } = await pageDeliveries(db, webhookId, {
+      limit,
+      after: await cursor("after", q.after),
+      before: await cursor("before", q.before),
+      status: q.status as DeliveryStatus | undefined,
+      eventKind: q.event,
+      since: sinceOf(q.since),
+    });
+    return {
+      deliveries: rows.map(deliveryView),
+      has_more: more,
+      before: rows.at(-1)?.id ?? null,
+      after: rows[0]?.id ?? q.after ?? null,
+    };
+  }
+
+  /** One delivery: its row, the trace of the steps it passed, and the run it started. */
+  async show(p: Principal, teamId: string, webhookId: string, deliveryId: string) {
+    await this.webhook(p, teamId, webhookId, "member");
+    const db = this.deps.store.db;
+    const row = await findDeliveryOfWebhook(db, webhookId, deliveryId);
+    if (!row) throw notFound("delivery");
+    const run = row.run_id ? await findRun(db, row.run_id) : undefined;
+    return {
+      delivery: deliveryView(row),
+      trace: traceOf(row),
+      run: run ? { id: run.id, status: run.status, bot_id: run.bot_id, failure_code: run.failure_code } : null,
+    };
+  }
+
+  /** The webhook, when the caller holds `need` on its team (a webhook of another team is not found). */
+  async webhook(p: Principal, teamId: string, webhookId: string, need: "member" | "admin"): Promise<WebhookRow> {
+    await this.deps.access.team(p, teamId, need);
+    const hook = await findWebhookOfTeam(this.deps.store.db, teamId, webhookId);
+    if (!hook) throw notFound("webhook");
+    return hook;
+  }
+}
+
+function sinceOf(since: string | number | undefined): number | undefined {
+  if (since === undefined || since === "") return undefined;
+  const ms = typeof since === "number" || /^\d+$/.test(since) ? Number(since) : Date.parse(since);
+  if (!Number.isFinite(ms)) throw invalid("since", "since must be an ISO 8601 time or epoch milliseconds");
+  return ms;
+}

@@ -1,0 +1,28 @@
+import { Type } from "typebox";
+import type { App, Services } from "../services.js";
+import { Id } from "./schemas.js";
+
+const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
+const DeliveryParams = Type.Object({ id: Id, webhook_id: Id, delivery_id: Id });
+const DeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    after: Type.Optional(Type.String({ maxLength: 128, description: "a delivery id: the newer deliveries nearest to it" })),
+    before: Type.Optional(Type.String({ maxLength: 128, description: "a delivery id: the deliveries older than it" })),
+    status: Type.Optional(Type.String({ maxLength: 32 })),
+    event: Type.Optional(Type.String({ maxLength: 64 })),
+    since: Type.Optional(Type.String({ maxLength: 40, description: "ISO 8601 time or epoch ms" })),
+  },
+  { additionalProperties: false },
+);
+
+/** A webhook's delivery log: members read pages and single deliveries. */
+export function registerDeliveryRoutes(app: App, s: Services): void {
+  const tags = ["webhooks"];
+  app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) =>
+    s.deliveries.page(req.principal, req.params.id, req.params.webhook_id, req.query),
+  );
+  app.get("/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id", { schema: { tags, params: DeliveryParams } }, async (req) =>
+    s.deliveries.show(req.principal, req.params.id, req.params.webhook_id, req.params.delivery_id),
+  );
+}
