@@ -146,6 +146,7 @@ export function composeServices(infra: Infrastructure): Services {
     metrics: infra.metrics,
     log: infra.log.child({ component: "runner-desk" }),
     output: runLogs,
+    leaseMs: infra.config.runnerLeaseMs,
   });
   const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
   infra.metrics.observeRunners(async () => {

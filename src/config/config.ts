@@ -36,6 +36,8 @@ export interface Config {
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
+  /** A runner's claim lapses this long after its last heartbeat; the reclaim then marks the run RUNNER_LOST. */
+  runnerLeaseMs: number;
   botsFile: string;
   /** Keys the platform lends runs of every team (provider → value), from `SERVICE_PLATFORM_KEY_<PROVIDER>`. */
   platformKeys: Record<string, string>;
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    runnerLeaseMs: read.duration("SERVICE_RUNNER_LEASE", 60_000),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
@@ -184,6 +187,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   ] as const) {
     if (ms < 1000) problems.push(`${name}: must be at least 1s`);
   }
+  if (config.runnerLeaseMs < 4000) problems.push("SERVICE_RUNNER_LEASE: must be at least 4s");
   if (config.sessionTtlMs < 60_000) problems.push("SERVICE_SESSION_TTL: must be at least 1m");
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs)
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
