@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { RunOutcome } from "../runs.js";
 import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
+import type { Sandbox } from "./sandbox.js";
 import { RunnerTokenRefused, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 
 export interface RunnerOptions {
@@ -9,6 +10,8 @@ export interface RunnerOptions {
   transport: RunnerTransport;
   log: Logger;
   concurrency: number;
+  /** How each attempt's bot is isolated (sandbox.ts). */
+  sandbox: Sandbox;
   heartbeatMs?: number;
   /** How often an idle runner looks for queued runs (a long-polling transport waits inside the claim). */
   pollMs?: number;
@@ -153,7 +156,7 @@ export class Runner {
     const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
       log.info("run started");
-      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, a.output.sink);
+      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, this.o.sandbox, a.ticket.credentials, a.output.sink);
       await a.output.drain();
       const outcome = { ...outcomeOf(exit, a.stopReason), ...(exit.summary && { summary: exit.summary }) };
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
