@@ -103,7 +103,24 @@ async function revokeStopsRunner(start: (env: Record<string, string>) => Promise
   await svc.stop();
 }
 
+async function sigtermHandsBack(start: (env: Record<string, string>) => Promise<Service>) {
+  const { svc, a, team, status, runner } = await scenario(start);
+  const minted = await a.post("/api/admin/runners", { name: "stopped" });
+  const launched = await a.post("/api/runs", { team_id: team.id, bot: "review-pr", vars: { mode: "hang" } });
+  const r = runner(minted.token);
+  await status(launched.id, "running");
+  r.proc.kill("SIGTERM");
+  expect(await r.exited, r.output()).toBe(0);
+  // Its bot was stopped and the attempt finished at once, resumable: no lease had to lapse.
+  expect(await a.get(`/api/runs/${launched.id}`)).toMatchObject({ status: "failed_resumable", failure_code: "RUNNER_STOPPED" });
+  await svc.stop();
+}
+
 describe("a runner on a host of its own (runner protocol over HTTP)", () => {
+  it("stopped with SIGTERM mid-run: it stops its bot and finishes the attempt resumable (SQLite)", async () => {
+    await sigtermHandsBack((env) => startService({ env }));
+  });
+
   it("killed -9 mid-run: its run becomes RUNNER_LOST and resumes on a runner started again (SQLite)", async () => {
     await killNineThenResume((env) => startService({ env }));
   });

@@ -146,8 +146,10 @@ export function registerRunnerRoutes(app: App, s: Services): void {
     },
     async (req, reply) => {
       const identity = req.body?.host ? { ...req.runner, name: `${req.runner.name}/${req.body.host}` } : req.runner;
-      // Wall time, not the service clock: this is how long the connection is held open.
-      const deadline = Date.now() + (req.body?.wait_seconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000;
+      // Wall time, not the service clock: this is how long the connection is held open, well
+      // within the server's idle timeout so the wait is never cut off.
+      const waitMs = Math.min((req.body?.wait_seconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000, s.config.http.idleTimeoutMs - 5000);
+      const deadline = Date.now() + waitMs;
       for (;;) {
         // A caller that went away must not be handed an attempt it will never run.
         if (req.raw.socket?.destroyed || closing.signal.aborted) return reply.code(204).send(null);
