@@ -1,4 +1,4 @@
-import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { exitOnFatal, exitOnSignal, loadConfigOrExit, logStartWarnings, openConfiguredStore } from "./config/boot.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -20,6 +20,7 @@ import { RunnerDesk } from "./runs/desk/runner-desk.js";
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
+  logStartWarnings(config, log, { botsFile: true });
   const store = await openConfiguredStore(config, log);
   if (store.kind === "sqlite") {
     log.warn({ dataDir: config.dataDir }, "runner on the SQLite store: only valid on the same host as the service; use PostgreSQL across hosts");
