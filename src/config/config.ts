@@ -1,3 +1,4 @@
+import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
 import type { RunLogSettings } from "../runs/run-logs.js";
 import path from "node:path";
@@ -35,11 +36,17 @@ export interface Config {
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
+  /** How each attempt's bot is isolated (SERVICE_RUNNER_SANDBOX, SERVICE_RUNNER_USER): see docs/security-model.md. */
+  runnerSandbox: RunnerSandboxSettings;
+  /** A runner's claim lapses this long after its last heartbeat; the reclaim then marks the run RUNNER_LOST. */
+  runnerLeaseMs: number;
   botsFile: string;
   /** Keys the platform lends runs of every team (provider → value), from `SERVICE_PLATFORM_KEY_<PROVIDER>`. */
   platformKeys: Record<string, string>;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
+  /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
+  forgeAllowedNetworks: Cidr[];
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -160,9 +167,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    runnerSandbox: runnerSandboxOf(env, problems),
+    runnerLeaseMs: read.duration("SERVICE_RUNNER_LEASE", 60_000),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+    forgeAllowedNetworks: allowedNetworks(read.string("SERVICE_FORGE_ALLOWED_NETWORKS", ""), problems),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
     http: {
       bodyBudgetBytes: read.integer("SERVICE_HTTP_BODY_BUDGET_MB", 64, 26, 65_536) * 1024 * 1024,
@@ -194,11 +204,35 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   ] as const) {
     if (ms < 1000) problems.push(`${name}: must be at least 1s`);
   }
+  if (config.runnerLeaseMs < 4000) problems.push("SERVICE_RUNNER_LEASE: must be at least 4s");
   if (config.sessionTtlMs < 60_000) problems.push("SERVICE_SESSION_TTL: must be at least 1m");
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs)
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** How a runner isolates each attempt's bot; every process that runs bots reads it the same way. */
+export interface RunnerSandboxSettings {
+  /** `auto` picks the strongest isolation the machine offers. */
+  mode: "auto" | "bwrap" | "user" | "none";
+  /** The unprivileged user bots run as when the runner runs as root (name, uid or uid:gid). */
+  user: string;
+}
+
+/** `SERVICE_RUNNER_SANDBOX=auto|bwrap|user|none` (auto) and `SERVICE_RUNNER_USER` (nobody). */
+export function runnerSandboxOf(env: Env, problems: string[]): RunnerSandboxSettings {
+  const read = new Reader(env, problems);
+  const user = read.string("SERVICE_RUNNER_USER", "nobody");
+  if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}$|^\d+(:\d+)?$/.test(user)) problems.push("SERVICE_RUNNER_USER: a user name, a uid or uid:gid");
+  return { mode: read.oneOf("SERVICE_RUNNER_SANDBOX", ["auto", "bwrap", "user", "none"] as const, "auto"), user };
+}
+
+/** CIDRs, comma- or space-separated: a self-hosted forge on a private network is allowed here, never by default. */
+function allowedNetworks(raw: string, problems: string[]): Cidr[] {
+  const { cidrs, bad } = parseCidrList(raw);
+  if (bad.length > 0) problems.push(`SERVICE_FORGE_ALLOWED_NETWORKS: not CIDRs (such as 10.0.0.0/8 or fd00::/8): ${bad.join(", ")}`);
+  return cidrs;
 }
 
 const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";
@@ -243,7 +277,14 @@ function lenientOf(read: Reader, name: string, warnings: string[]): number {
 }
 
 /** SERVICE_* names other parts of the project read: the CLI, the runner process, the tests. */
-const READ_ELSEWHERE = new Set(["SERVICE_URL", "SERVICE_TOKEN", "SERVICE_RUNNER_URL", "SERVICE_RUNNER_TOKEN"]);
+const READ_ELSEWHERE = new Set([
+  "SERVICE_URL",
+  "SERVICE_TOKEN",
+  "SERVICE_RUNNER_URL",
+  "SERVICE_RUNNER_TOKEN",
+  "SERVICE_RUNNER_NAME",
+  "SERVICE_RUNNER_BOTS_DIR",
+]);
 const READ_ELSEWHERE_PREFIXES = [PLATFORM_KEY_PREFIX, "SERVICE_TEST_"];
 
 /** SERVICE_* variables set but read by nothing: most often a misspelt name, whose setting is silently the default. */

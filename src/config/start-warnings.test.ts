@@ -25,7 +25,11 @@ describe("start-up warnings", () => {
   });
 
   it("give the value a lenient limit fell back from (the spec's rule: 0, unlimited)", () => {
-    const c = loadConfig({ SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: "-5", SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: "ten", SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "3" });
+    const c = loadConfig({
+      SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA: "-5",
+      SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN: "ten",
+      SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS: "3",
+    });
     expect(c.orgDefaults).toMatchObject({ monthlyRunQuota: 0, launchRatePerMin: 0, maxConcurrentRuns: 3 });
     expect(c.warnings).toEqual([
       'SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN="ten" is not a number of 0 or more: 0 (unlimited) is used',
@@ -34,7 +38,9 @@ describe("start-up warnings", () => {
   });
 
   it("warn that 0.0.0.0 without SERVICE_BASE_URL gives delivery URLs no forge can reach, and not once a base URL is set", () => {
-    expect(loadConfig({ SERVICE_HOST: "0.0.0.0" }).warnings[0]).toMatch(/^SERVICE_HOST=0.0.0.0 without SERVICE_BASE_URL: delivery URLs name http:\/\/0.0.0.0:8080/);
+    expect(loadConfig({ SERVICE_HOST: "0.0.0.0" }).warnings[0]).toMatch(
+      /^SERVICE_HOST=0.0.0.0 without SERVICE_BASE_URL: delivery URLs name http:\/\/0.0.0.0:8080/,
+    );
     expect(loadConfig({ SERVICE_HOST: "::" }).warnings).toHaveLength(1);
     expect(loadConfig({ SERVICE_HOST: "0.0.0.0", SERVICE_BASE_URL: "https://gw.example" }).warnings).toEqual([]);
   });

@@ -20,7 +20,9 @@ export type ForgeErrorCode =
   /** 429, or 403 with the forge's rate-limit headers, and no retry fitted before the deadline. */
   | "rate_limited"
   /** Any other 4xx: the forge refused the request itself (a locked thread, a body too long). */
-  | "forge_rejected";
+  | "forge_rejected"
+  /** The forge's address is on a network the service does not call (see ForgeNetwork). */
+  | "forge_address_refused";
 
 export interface ForgeError {
   code: ForgeErrorCode;
@@ -49,6 +51,9 @@ export interface PullRequestFacts {
   authorLogin: string;
   labels: string[];
   updatedAt: string;
+  /** Its page on the forge, when the forge said. */
+  webUrl?: string;
+  title?: string;
 }
 
 export interface ThreadComment {
@@ -102,6 +107,8 @@ export interface ForgeClient {
   /** "none" when the login has no role on the repository. Cached for a few seconds. */
   permissionOf(repo: string, login: string): Promise<ForgeResult<ForgeRole | "none">>;
   pullRequest(repo: string, number: number): Promise<ForgeResult<PullRequestFacts>>;
+  /** The open pull request (merge request) whose head is `sha`, or null when there is none. */
+  pullForCommit(repo: string, sha: string): Promise<ForgeResult<number | null>>;
   /** The newest non-empty review by one of `authors` (compared without case), or null when there is none. */
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>>;
   /** Null where the forge has no review-thread lane (forge_c: SPEC gives conversational replies to forge_b). */
@@ -118,6 +125,7 @@ export interface ForgeClient {
 export interface ForgeApi {
   permissionOf(repo: string, login: string): Promise<ForgeRole | "none">;
   pullRequest(repo: string, number: number): Promise<PullRequestFacts>;
+  pullForCommit(repo: string, sha: string): Promise<number | null>;
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ReviewFacts | null>;
   reviewThread: ((repo: string, number: number, threadId: string) => Promise<ThreadFacts>) | null;
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<{ id: string }>;

@@ -14,6 +14,7 @@ import { routeModules } from "./routes/index.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { REQUEST_ID_HEADER, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
+import fastifyCookie from "@fastify/cookie";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -86,6 +87,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     },
   });
 
+  // Cookies (the console's session) parsed by the library: a malformed header is no cookie, never a 500.
+  await app.register(fastifyCookie);
+  // Every answer: never sniffed into another type, and a Referer (and Origin) sent only to the service itself.
+  app.addHook("onRequest", async (_req, reply) => {
+    reply.header("x-content-type-options", "nosniff").header("referrer-policy", "same-origin");
+  });
+
   const observe = options.onRoute;
   if (observe) {
     app.addHook("onRoute", (r) => {
@@ -108,7 +116,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
-    recordRequest(options.logger, services.metrics, { requestId: request.id, method: request.method, route, status: reply.statusCode, durationMs: reply.elapsedTime });
+    recordRequest(options.logger, services.metrics, {
+      requestId: request.id,
+      method: request.method,
+      route,
+      status: reply.statusCode,
+      durationMs: reply.elapsedTime,
+    });
     done();
   });
 

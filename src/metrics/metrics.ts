@@ -65,7 +65,7 @@ export class Metrics {
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
   readonly httpRequestDuration = new Histogram({
     name: "service_http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer, by route template, method and status class (2xx, 4xx, …); unmatched paths are route=\"unmatched\"",
+    help: 'Time from a request\'s arrival to its answer, by route template, method and status class (2xx, 4xx, …); unmatched paths are route="unmatched"',
     labelNames: ["route", "method", "status_class"] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],

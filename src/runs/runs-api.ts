@@ -1,6 +1,8 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
-import { conflict, invalid } from "../core/errors.js";
+import { conflict, invalid, notFound } from "../core/errors.js";
+import { findForgeConnectionOfTeam } from "../store/forge-connections.js";
+import { checkLine } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } from "../store/run-retries.js";
@@ -43,8 +45,16 @@ export class RunsApi {
     const { team } = await this.deps.access.team(p, input.team_id, "member");
     const nul = nulField({ bot: input.bot, repo_url: input.repo_url, repo_ref: input.repo_ref, project_path: input.project_path });
     if (nul) throw invalid(nul, nulMessage(nul));
+    for (const field of ["repo_url", "repo_ref", "project_path"] as const) {
+      const value = input[field];
+      if (value !== undefined) checkLine(value, field);
+    }
     const vars = varMap(input.vars ?? {}, "vars");
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
+    // A connection of another team, or none at all, is not found, as any other foreign id is.
+    if (input.connection_id !== undefined && !(await findForgeConnectionOfTeam(this.deps.store.db, input.team_id, input.connection_id))) {
+      throw notFound("connection");
+    }
     const result = await this.deps.launcher.launch({
       teamId: input.team_id,
       botId: input.bot,

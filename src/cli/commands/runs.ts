@@ -1,3 +1,4 @@
+import { printable } from "../../core/names.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { ApiRefusal, enc } from "../api.js";
@@ -81,7 +82,7 @@ export function registerRuns(program: Command): void {
           const complete = read.headers.get("x-log-complete") === "true";
           if (read.text) {
             if (ctx.out.json) ctx.out.line({ attempt, offset, next_offset: next, complete, text: read.text }, "");
-            else process.stdout.write(terminalSafe(read.text));
+            else process.stdout.write(printable(read.text, true));
           }
           const moved = next > offset;
           offset = next;
@@ -104,9 +105,4 @@ export function registerRuns(program: Command): void {
         }),
       );
   }
-}
-
-/** A bot's output may hold terminal escapes: control characters other than newline and tab are shown as `?`. */
-function terminalSafe(text: string): string {
-  return text.replace(/[^\P{Cc}\n\t]/gu, "?");
 }

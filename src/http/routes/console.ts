@@ -5,7 +5,7 @@ import { page } from "../../console/layout.js";
 import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
 import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
-import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
+import { CONSOLE_CSP, clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
 import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
@@ -23,7 +23,8 @@ const PASSWORD_CHANGE = "Your password must be changed first: PUT /api/users/me/
 export function registerConsoleRoutes(app: App, s: Services): void {
   const secure = s.config.baseUrl.startsWith("https:");
   const config = { public: true };
-  const noStore = (reply: FastifyReply) => reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8");
+  const noStore = (reply: FastifyReply) =>
+    reply.header("cache-control", "no-store").header("x-frame-options", "DENY").header("content-security-policy", CONSOLE_CSP).type("text/html; charset=utf-8");
 
   const signInPage = (error?: string) =>
     page(

@@ -104,7 +104,10 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     for (const r of routes) {
       expect((await r.call(client(t.app))).body.error, `${r.name} anonymous`).toBe("unauthenticated");
       const other = await r.call(seed.outsider.api);
-      expect([other.status, other.body], `${r.name} other team`).toEqual([404, { error: "not_found", detail: "team not found", request_id: expect.any(String) }]);
+      expect([other.status, other.body], `${r.name} other team`).toEqual([
+        404,
+        { error: "not_found", detail: "team not found", request_id: expect.any(String) },
+      ]);
       const member = await r.call(seed.member.api);
       expect(member.status, `${r.name} member`).toBe(r.write ? 403 : 200);
       if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required", request_id: expect.any(String) });

@@ -10,10 +10,7 @@ describe("request ids, the access log and the request histogram on the API", () 
   });
   afterAll(() => t.close());
 
-  const accessLines = () =>
-    t.logs
-      .map((l) => JSON.parse(l))
-      .filter((l) => l.msg === "request" || l.msg === "request failed");
+  const accessLines = () => t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" || l.msg === "request failed");
 
   it("keeps a plain X-Request-Id, makes a UUID for a missing or unplain one, and answers it on every reply", async () => {
     const admin = client(t.app, t.adminToken);
@@ -41,7 +38,10 @@ describe("request ids, the access log and the request histogram on the API", () 
     ]);
     for (const l of lines) {
       expect(typeof l.duration_ms).toBe("number");
-      expect(Object.keys(l).some((k) => /header|body|authorization|cookie/i.test(k)), JSON.stringify(l)).toBe(false);
+      expect(
+        Object.keys(l).some((k) => /header|body|authorization|cookie/i.test(k)),
+        JSON.stringify(l),
+      ).toBe(false);
     }
   });
 

@@ -57,6 +57,9 @@ describe.each(storeKinds())("runner tokens and the runner protocol on %s", (kind
     expect((await s.admin.delete(`/api/admin/runners/${minted.body.id}`)).status).toBe(204);
     expect((await s.admin.delete(`/api/admin/runners/${minted.body.id}`)).status).toBe(404);
     expect((await s.admin.post(`/api/admin/runners/${minted.body.id}/rotate`)).status).toBe(404);
+    // A runner token is no user's: the management API refuses it.
+    const asUser = await fetch(`${base}/api/admin/runners`, { headers: { authorization: `Bearer ${rotated.body.token}` } });
+    expect(asUser.status).toBe(401);
     const refused = await claim(rotated.body.token);
     expect(refused).toMatchObject({ status: 401, body: { error: "unauthenticated" } });
     expect((await s.admin.get("/api/admin/runners")).body.runners[0]).toMatchObject({ status: "revoked", revoked_at: expect.any(String) });

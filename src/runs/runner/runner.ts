@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { RunOutcome } from "../runs.js";
 import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
+import type { Sandbox } from "./sandbox.js";
 import { RunnerTokenRefused, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 
 export interface RunnerOptions {
@@ -9,6 +10,8 @@ export interface RunnerOptions {
   transport: RunnerTransport;
   log: Logger;
   concurrency: number;
+  /** How each attempt's bot is isolated (sandbox.ts). */
+  sandbox: Sandbox;
   heartbeatMs?: number;
   /** How often an idle runner looks for queued runs (a long-polling transport waits inside the claim). */
   pollMs?: number;
@@ -41,12 +44,20 @@ export class Runner {
   private refused = false;
   private ticking: Promise<number> | undefined;
   private readonly claims = new AbortController();
+  private beatEvery: number;
+  /** After failed claims, none is tried before this (ms since the epoch): 1 s, doubling to 30 s. */
+  private claimPausedUntil = 0;
+  private claimFailures = 0;
+  private started = false;
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly o: RunnerOptions) {
+    this.beatEvery = o.heartbeatMs ?? 10_000;
+  }
 
   start(): void {
+    this.started = true;
     this.pollTimer = setInterval(() => void this.tick(), this.o.pollMs ?? 1000);
-    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), this.o.heartbeatMs ?? 10_000);
+    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), this.beatEvery);
     void this.tick();
   }
 
@@ -97,10 +108,16 @@ export class Runner {
     let started = 0;
     while (!this.stopping && this.active.size < this.o.concurrency) {
       let ticket: AttemptTicket | undefined;
+      if (Date.now() < this.claimPausedUntil) return started;
       try {
         ticket = await this.o.transport.claim(this.claims.signal);
+        this.claimFailures = 0;
       } catch (err) {
-        if (!this.refusedBy(err) && !this.stopping) this.o.log.warn({ err }, "runner could not claim a run");
+        if (!this.refusedBy(err) && !this.stopping) {
+          this.claimFailures++;
+          this.claimPausedUntil = Date.now() + Math.min(30_000, 1000 * 2 ** (this.claimFailures - 1));
+          this.o.log.warn({ err, failures: this.claimFailures }, "runner could not claim a run");
+        }
         return started;
       }
       if (!ticket) return started;
@@ -111,6 +128,15 @@ export class Runner {
   }
 
   private begin(ticket: AttemptTicket): void {
+    // Four heartbeats a lease at least, so one lost heartbeat never loses the run.
+    const every = Math.max(500, Math.floor(ticket.leaseMs / 4));
+    if (every < this.beatEvery) {
+      this.beatEvery = every;
+      if (this.started && !this.stopping) {
+        clearInterval(this.heartbeatTimer);
+        this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), every);
+      }
+    }
     const entry = { ticket, controller: new AbortController() } as ActiveRun;
     entry.output = outputBuffer(
       (chunks) => this.o.transport.output(ticket, chunks),
@@ -130,7 +156,7 @@ export class Runner {
     const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
       log.info("run started");
-      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, a.output.sink);
+      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, this.o.sandbox, a.ticket.credentials, a.output.sink);
       await a.output.drain();
       const outcome = outcomeOf(exit, a.stopReason);
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });

@@ -5,8 +5,9 @@ import type { Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
 import { InProcessTransport } from "./in-process-transport.js";
 import { Runner } from "./runner.js";
+import type { Sandbox } from "./sandbox.js";
 
-/** How often an in-process timer flips runs whose lease lapsed (every replica may run it: the UPDATE is idempotent). */
+/** How often an in-process timer flips runs whose lease lapsed, at most (every replica may run it: the UPDATE is idempotent). */
 export const RECLAIM_EVERY_MS = 30_000;
 
 /**
@@ -14,7 +15,7 @@ export const RECLAIM_EVERY_MS = 30_000;
  * reclaim timer. The bots file is read once here so a malformed file stops the start with its
  * message instead of failing each run.
  */
-export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands; log: Logger; concurrency: number; role: string }): {
+export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands; log: Logger; concurrency: number; role: string; sandbox: Sandbox }): {
   runner: Runner;
   stop(): Promise<void>;
 } {
@@ -24,9 +25,10 @@ export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands
     transport: new InProcessTransport(o.desk, { id: null, name: `${os.hostname()}:${process.pid}:${o.role}`, scope: { pool: "platform" } }),
     log: o.log.child({ component: "runner" }),
     concurrency: o.concurrency,
+    sandbox: o.sandbox,
   });
   runner.start();
-  const reclaim = startReclaimTimer(o.runs, o.log);
+  const reclaim = startReclaimTimer(o.runs, o.log, o.desk.leaseMs);
   return {
     runner,
     stop: async () => {
@@ -36,10 +38,14 @@ export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands
   };
 }
 
-export function startReclaimTimer(runs: Runs, log: Logger): { stop(): Promise<void> } {
-  const timer = setInterval(() => {
-    runs.reclaimExpiredLeases().catch((err: unknown) => log.warn({ err }, "lease reclaim failed; retried at the next tick"));
-  }, RECLAIM_EVERY_MS);
+/** Flips runs whose lease lapsed, every half lease (30 s at most), so a lost runner's run is freed within 1.5 leases. */
+export function startReclaimTimer(runs: Runs, log: Logger, leaseMs: number): { stop(): Promise<void> } {
+  const timer = setInterval(
+    () => {
+      runs.reclaimExpiredLeases().catch((err: unknown) => log.warn({ err }, "lease reclaim failed; retried at the next tick"));
+    },
+    Math.min(RECLAIM_EVERY_MS, Math.floor(leaseMs / 2)),
+  );
   timer.unref();
   return { stop: async () => clearInterval(timer) };
 }

@@ -30,6 +30,7 @@ import { m0030RepoBotSecurityRead } from "./0030-repo-bot-security-read.js";
 import { m0031RunnerTokens } from "./0031-runner-tokens.js";
 import { m0032RunLogs } from "./0032-run-logs.js";
 import { m0039TeamBoardMode } from "./0039-team-board-mode.js";
+import { m0040GateLanes } from "./0040-gate-lanes.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   "0031_runner_tokens": m0031RunnerTokens,
   "0032_run_logs": m0032RunLogs,
   "0039_team_board_mode": m0039TeamBoardMode,
+  "0040_gate_lanes": m0040GateLanes,
 };
