@@ -29,6 +29,8 @@ button { background: var(--accent); color: #fff; border: 0; border-radius: .3rem
 .bar.over > span { background: #cf222e; }
 .error { color: #82071e; }
 code { font-size: .9em; }
+.question { border: 2px solid #bf8700; border-radius: .4rem; padding: .2rem 1rem; margin: 1rem 0; background: #fff8c5; }
+textarea { font: inherit; padding: .3rem .5rem; width: 100%; max-width: 40rem; }
 pre.log { background: #f6f8fa; border: 1px solid var(--line); padding: .6rem; max-height: 36rem; overflow: auto; white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
 ${BAR_WIDTHS}
 `;

@@ -14,7 +14,7 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";
 import { varMap } from "../webhooks/field-parsers.js";
 import { nulField, nulMessage } from "./nul-field.js";
-import { runDetailView, runView } from "./run-views.js";
+import { questionOf, runDetailView, runView } from "./run-views.js";
 import { visibleRun } from "./visible-run.js";
 
 /** Which bot ids an org may launch: the shape of the bot catalog's check, which the runner's bots file also offers. */
@@ -86,6 +86,26 @@ export class RunsApi {
     await this.visibleRun(p, runId, "member");
     const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin);
     return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
+  }
+
+  /**
+   * A person's answer to the question the run waits on: kept for the next attempt (BOT_ANSWER
+   * and stdin) and the run resumed through the gate, in one transaction, so a refused resume
+   * keeps no answer. A run that waits for no answer is 409; an answer outside the question's
+   * choices is 400.
+   */
+  async answer(p: Principal, runId: string, answer: string): Promise<ApiLaunchResult> {
+    const run = await this.visibleRun(p, runId, "member");
+    if (answer.includes("\u0000")) throw invalid("answer", nulMessage("answer"));
+    const question = questionOf(run);
+    if (!question || run.status !== "failed_resumable" || run.failure_code !== "QUESTION") throw conflict("the run is not waiting for an answer");
+    if (question.choices && !question.choices.includes(answer)) throw invalid("answer", `the answer must be one of: ${question.choices.join(", ")}`);
+    const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin, {
+      within: async (tx) => {
+        if (!(await q.answerQuestion(tx, runId, answer, this.deps.clock.now()))) throw conflict("the run is not waiting for an answer");
+      },
+    });
+    return result.kind === "launched" ? { kind: "launched", run: runView((await q.findRun(this.deps.store.db, runId)) ?? result.run) } : result;
   }
 
   async cancel(p: Principal, runId: string) {

@@ -14,6 +14,9 @@ const SHOWN = [
   "attempt",
   "failure_code",
   "failure_detail",
+  "summary",
+  "question",
+  "waiting_for_answer",
   "retry_at",
   "created_at",
   "started_at",
@@ -89,6 +92,16 @@ export function registerRuns(program: Command): void {
           if (complete || (!ctx.opts.follow && !moved)) return;
           if (!moved) await sleep(intervalMs);
         }
+      }),
+    );
+  runs
+    .command("answer")
+    .argument("<run>", "run id")
+    .argument("<answer>", "the answer (one of the question's choices, when it has some)")
+    .description("answer the question a run waits on: the run resumes and its next attempt gets the answer")
+    .action(
+      action(async (ctx, run, answer) => {
+        ctx.out.show(await (await ctx.api()).post(`/api/runs/${enc(run!)}/answer`, { answer }), (r) => fields(r, ["id", "status", "attempt", "answer"]));
       }),
     );
   for (const [verb, what] of [

@@ -148,6 +148,26 @@ export function registerConsoleRoutes(app: App, s: Services): void {
       setToken(reply, token, secure);
       return reply.redirect("/console", 303);
     });
+    forms.post("/console/runs/:id/answer", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Answer from the console's own page."));
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      if (!principal || principal.passwordChangeRequired) return reply.code(401).send(signInPage("Your session has ended; sign in again."));
+      const runId = params(req).id!;
+      const answer = String(((req.body ?? {}) as Record<string, string | undefined>).answer ?? "").trim();
+      const me = await s.tenancy.me(principal);
+      try {
+        if (answer.length === 0 || answer.length > 4000) throw new ServiceError("invalid_request", "the answer needs 1 to 4000 characters", "answer");
+        const result = await s.runs.answer(principal, runId, answer);
+        if (result.kind === "denied") return reply.code(result.denial.status).send(page("Not resumed", html`<p class="error">${result.denial.detail}</p>`, me));
+        return reply.redirect(`/console/runs/${encodeURIComponent(runId)}`, 303);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const status = err.code === "conflict" ? 409 : (STATUS[err.code] ?? 400);
+        return reply.code(status).send(page("Not answered", html`<p class="error">${err.message}</p>`, me));
+      }
+    });
     forms.post("/console/sign-out", { config }, async (req, reply) => {
       if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
       const token = tokenOf(req);
