@@ -94,11 +94,10 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
   });
 
   it.each([
-    ["an unknown connection", { connection_id: "fcn_nope", project_path: WORLD.repo }, "connection_id"],
     ["no repository", { connection_id: "github-token" }, "project_path"],
     ["a repo_url with no path", { connection_id: "github-token", repo_url: "https://forge.test/" }, "project_path"],
   ])("refuses %s with 400, launching nothing", async (_label, body, field) => {
-    const named = { ...body, ...(body.connection_id !== "fcn_nope" && { connection_id: conn[body.connection_id as string] }) };
+    const named = { ...body, connection_id: conn[body.connection_id] };
     const before = (await t.store.db.selectFrom("runs").select("id").execute()).length;
     const r = await launch(named);
     expect(r.status).toBe(400);
@@ -106,16 +105,18 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
     expect((await t.store.db.selectFrom("runs").select("id").execute()).length).toBe(before);
   });
 
-  it("refuses another team's connection", async () => {
+  it("answers an unknown connection, or another team's, as not found (404), launching nothing", async () => {
+    expect((await launch({ connection_id: "fcn_nope", project_path: WORLD.repo })).status).toBe(404);
     const other = await s.outsider.api.post(`/api/teams/${s.otherTeam.id}/forge/connections`, {
       provider: "forgejo",
       base_url: fj.server.url,
       token: "forgejo-otherteam0001",
     });
     expect(other.status).toBe(201);
+    const before = (await t.store.db.selectFrom("runs").select("id").execute()).length;
     const r = await launch({ connection_id: other.body.id, project_path: WORLD.repo });
-    expect(r.status).toBe(400);
-    expect(r.body.field).toBe("connection_id");
+    expect(r.status).toBe(404);
+    expect((await t.store.db.selectFrom("runs").select("id").execute()).length).toBe(before);
   });
 
   it("hands a delivery's run on a provisioned repository the connection's credential for that repository", async () => {

@@ -17,6 +17,8 @@ export interface BotInput {
   repoUrl: string | null;
   repoRef: string | null;
   projectPath: string | null;
+  /** A person's answer to the question the previous attempt asked, if one was given. */
+  answer?: string | null;
 }
 
 /**
@@ -63,6 +65,7 @@ export function runBotCommand(
     BOT_REPO_REF: input.repoRef ?? "",
     BOT_PROJECT_PATH: input.projectPath ?? "",
     ...bot.env,
+    ...(input.answer != null && { BOT_ANSWER: input.answer }),
   };
   for (const [k, v] of Object.entries(input.vars)) env[`BOT_VAR_${k}`] = v;
   Object.assign(env, credentials);
@@ -179,6 +182,7 @@ export function runBotCommand(
         repo_url: input.repoUrl,
         repo_ref: input.repoRef,
         project_path: input.projectPath,
+        answer: input.answer ?? null,
       }),
     );
 

@@ -158,7 +158,7 @@ export class Runner {
       log.info("run started");
       const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, this.o.sandbox, a.ticket.credentials, a.output.sink);
       await a.output.drain();
-      const outcome = outcomeOf(exit, a.stopReason);
+      const outcome = { ...outcomeOf(exit, a.stopReason), ...(exit.summary && { summary: exit.summary }) };
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");
     } catch (err) {
@@ -188,6 +188,8 @@ export function outcomeOf(exit: BotExit, stopReason: ActiveRun["stopReason"]): R
         const detail = `${provider} usage window exhausted until ${new Date(resetAt).toISOString()}`;
         return { status: "failed_resumable", failureCode: "USAGE_WINDOW", detail, usageWindow: exit.usageWindow };
       }
+      if (exit.code === EXIT_RESUMABLE && exit.question)
+        return { status: "failed_resumable", failureCode: "QUESTION", detail: exit.question.text, question: exit.question };
       if (exit.code === EXIT_RESUMABLE) return { status: "failed_resumable", failureCode: "BOT_TEMPFAIL", detail: `exit code ${exit.code}` };
       return { status: "failed", failureCode: "BOT_FAILED", detail: `exit code ${exit.code}` };
     case "timed_out":
