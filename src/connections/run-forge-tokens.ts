@@ -39,7 +39,10 @@ export class RunForgeTokens implements RunForgeTokenSource {
     if (credential.kind === "token") return this.handout(conn.id, credential.token, "connection token");
     const name = target.repo.split("/").at(-1)!;
     try {
-      const minted = await githubApp(this.deps.forgeClients.network, conn.base_url, credential.app).installationToken(permissions ?? DEFAULT_FORGE_PERMISSIONS, [name]);
+      const minted = await githubApp(this.deps.forgeClients.network, conn.base_url, credential.app).installationToken(
+        permissions ?? DEFAULT_FORGE_PERMISSIONS,
+        [name],
+      );
       return this.handout(conn.id, minted.token, `installation token for ${target.repo}`);
     } catch (err) {
       return { kind: "unavailable", cause: `GitHub minted no installation token for ${target.repo}: ${err instanceof Error ? err.message : String(err)}` };

@@ -9,7 +9,6 @@ import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } fr
 import type { RunStatus } from "../store/schema/runs.js";
 import { listRunCredentials } from "../store/attempt-credentials.js";
 import * as q from "../store/runs.js";
-import { findForgeConnectionOfTeam } from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";

@@ -49,7 +49,8 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
   const launch = (body: Record<string, unknown>) => s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", ...body });
   const rowOf = (id: string) => t.store.db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
   /** The credentials the attempt's spawn is handed, as the runner desk asks for them. */
-  const handed = async (runId: string, permissions?: Record<string, "read" | "write">) => t.services.runCredentials.handOver(await rowOf(runId), 1, [], permissions);
+  const handed = async (runId: string, permissions?: Record<string, "read" | "write">) =>
+    t.services.runCredentials.handOver(await rowOf(runId), 1, [], permissions);
 
   it.each([
     ["github-token", "ghp_tokenconnection0001"],
@@ -62,7 +63,9 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
     const h = await handed(r.body.id);
     expect(h).toEqual({ kind: "handed", env: { BOT_FORGE_TOKEN: token } });
     const recorded = await t.store.db.selectFrom("attempt_credentials").selectAll().where("run_id", "=", r.body.id).execute();
-    expect(recorded).toMatchObject([{ attempt: 1, kind: "secret", name: "BOT_FORGE_TOKEN", credential_id: conn[name], last4: token.slice(-4), source: "connection" }]);
+    expect(recorded).toMatchObject([
+      { attempt: 1, kind: "secret", name: "BOT_FORGE_TOKEN", credential_id: conn[name], last4: token.slice(-4), source: "connection" },
+    ]);
     expect(JSON.stringify(recorded)).not.toContain(token);
   });
 
@@ -120,7 +123,11 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
   });
 
   it("hands a delivery's run on a provisioned repository the connection's credential for that repository", async () => {
-    const p = await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/repo-bots`, { connection_id: conn["github-app"], repo: WORLD.repo, bot_ids: ["review-pr"] });
+    const p = await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/repo-bots`, {
+      connection_id: conn["github-app"],
+      repo: WORLD.repo,
+      bot_ids: ["review-pr"],
+    });
     expect(p.status, JSON.stringify(p.body)).toBe(200);
     const hook = (await s.member.api.get(`/api/teams/${s.team.id}/forge/repo-bots`)).body.repo_bots.find((x: { id: string }) => x.id === p.body.id);
     const body = JSON.stringify(githubLikeComment("forge_b", "/re-review", WORLD.maria.login));
