@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 import { inProcessRunner, testSandbox } from "../../test-support/runners.js";
 import { BotCommands } from "./bot-commands.js";
+import { chooseSandbox } from "./sandbox.js";
 import { KILL_GRACE_MS } from "./run-bot-command.js";
 import type { Runner } from "./runner.js";
 
@@ -76,22 +77,19 @@ function leftOf(runId: string): number[] {
 }
 
 const required = process.env.SERVICE_TEST_REQUIRE_SANDBOX === "1";
+/** The sandbox this machine gives (bubblewrap is what confines all of the below); without it the suite is skipped, or fails when required. */
+const machine = chooseSandbox({ mode: "auto", user: "nobody" }, []);
 
-describe.each(storeKinds())("a hostile bot in the sandbox on %s", (kind) => {
+describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile bot in the sandbox on %s", (kind) => {
   let t: TestApp;
   let s: Seed;
   let dir: string;
   let runner: Runner;
-  let available = false;
 
   beforeAll(async () => {
     t = await startTestApp(kind);
     const sandbox = testSandbox(t.config);
-    available = sandbox.usesBwrap;
-    if (!available) {
-      if (required) throw new Error(`SERVICE_TEST_REQUIRE_SANDBOX=1 but the sandbox here is "${sandbox.mode}": install bubblewrap`);
-      return;
-    }
+    if (!sandbox.usesBwrap) throw new Error(`SERVICE_TEST_REQUIRE_SANDBOX=1 but the sandbox here is "${sandbox.mode}": install bubblewrap`);
     s = await seedTenancy(t);
     fs.writeFileSync(path.join(t.config.dataDir, "seal.key"), `${SEAL}\n`, { mode: 0o600 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bots-"));
@@ -154,7 +152,6 @@ describe.each(storeKinds())("a hostile bot in the sandbox on %s", (kind) => {
   };
 
   it("cannot reach the service's files, environment or another run's credentials, and leaves nothing behind after a cancel or a timeout", async () => {
-    if (!available) return;
     const teamA = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: "Hostile A", max_concurrent_runs: 1 })).body;
     const teamB = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: "Hostile B", max_concurrent_runs: 1 })).body;
     await s.admin.post(`/api/teams/${teamA.id}/keys`, { provider: "anthropic", name: "a", secret: KEY_A });
@@ -205,5 +202,22 @@ describe.each(storeKinds())("a hostile bot in the sandbox on %s", (kind) => {
     expect(afterB.kind).toBe("launched");
     if (afterB.kind === "launched") await t.services.runQueue.cancel(afterB.run.id);
     await runner.idle();
+  }, 60_000);
+
+  it("leaves nothing behind when its runner stops", async () => {
+    const team = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: "Hostile C" })).body;
+    await s.admin.post(`/api/teams/${team.id}/keys`, { provider: "anthropic", name: "c", secret: KEY_A });
+    const c = await t.services.launcher.launch({ teamId: team.id, botId: "review-pr", vars: {}, source: "api", actor: { userId: null, kind: "user" } });
+    if (c.kind !== "launched") throw new Error("denied");
+    const own = inProcessRunner(t.services, new BotCommands(path.join(dir, "bots.json")), { concurrency: 1, sandbox: testSandbox(t.config) });
+    expect(await own.tick()).toBe(1);
+    const rc = await reportOf(c.run.id);
+    expect(leftOf(c.run.id)).toHaveLength(2);
+    const stoppedAt = Date.now();
+    await own.stop();
+    expect(Date.now() - stoppedAt).toBeLessThan(KILL_GRACE_MS + 5000);
+    expect(leftOf(c.run.id)).toEqual([]);
+    expect(fs.existsSync(rc.cwd)).toBe(false);
+    expect((await s.admin.get(`/api/runs/${c.run.id}`)).body).toMatchObject({ status: "failed_resumable", failure_code: "RUNNER_STOPPED" });
   }, 60_000);
 });
