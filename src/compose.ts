@@ -27,6 +27,7 @@ import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
 import { RunCredentials } from "./credentials/run-credentials.js";
+import { RunForgeTokens } from "./connections/run-forge-tokens.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryLog } from "./deliveries/delivery-log.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
@@ -138,7 +139,13 @@ export function composeServices(infra: Infrastructure): Services {
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
-  const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runCredentials = new RunCredentials({
+    store,
+    sealer: infra.sealer,
+    clock,
+    platformKeys: platformKeysOf(infra.config.platformKeys),
+    forgeTokens: new RunForgeTokens({ store, sealer: infra.sealer, forgeClients }),
+  });
   const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
   const runnerDesk = new RunnerDesk({
     runs: runQueue,
