@@ -27,6 +27,7 @@ const PUBLIC = new Set([
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",
   "POST /console/sign-out",
+  "POST /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
 ]);
 
 describe("every registered route", () => {
