@@ -45,6 +45,8 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { ForgeNetwork } from "./forge/forge-network.js";
+import { NetworkPolicy } from "./core/network-policy.js";
 import { ForgeClients } from "./forge/forge-clients.js";
 import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
 import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
@@ -98,6 +100,7 @@ export function composeServices(infra: Infrastructure): Services {
   const forgeLog = infra.log.child({ component: "forge" });
   const forgeClients = new ForgeClients({
     clock,
+    network: new ForgeNetwork(new NetworkPolicy(infra.config.forgeAllowedNetworks)),
     log: {
       debug: (m) => forgeLog.debug(m),
       info: (m) => forgeLog.info(m),
@@ -145,6 +148,7 @@ export function composeServices(infra: Infrastructure): Services {
     metrics: infra.metrics,
     log: infra.log.child({ component: "runner-desk" }),
     output: runLogs,
+    leaseMs: infra.config.runnerLeaseMs,
   });
   const runnerTokens = new RunnerTokens({ store, clock, ids, access, audit, connectedWithinMs: runnerDesk.leaseMs });
   infra.metrics.observeRunners(async () => {

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
           concurrency: config.runnerConcurrency,
           role: "inprocess",
         })
-      : startReclaimTimer(services.runQueue, log);
+      : startReclaimTimer(services.runQueue, log, services.runnerDesk.leaseMs);
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();

@@ -24,7 +24,17 @@ export class Api {
   patch = <T = any>(path: string, body: unknown) => this.call<T>("PATCH", path, body);
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
+    return (await this.send(method, path, body, "application/json")).parsed as T;
+  }
+
+  /** A GET answered with text (a run's log), with the answer's headers. */
+  async text(path: string): Promise<{ text: string; headers: Headers }> {
+    const { text, headers } = await this.send("GET", path, undefined, "text/plain");
+    return { text, headers };
+  }
+
+  private async send(method: string, path: string, body: unknown, accept: string): Promise<{ text: string; parsed: unknown; headers: Headers }> {
+    const headers: Record<string, string> = { accept };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
@@ -34,7 +44,7 @@ export class Api {
       throw new ApiRefusal(0, "unreachable", `cannot reach ${this.baseUrl}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
     }
     const text = await res.text();
-    const parsed = text ? parseJson(text) : undefined;
+    const parsed = text && (!res.ok || accept === "application/json") ? parseJson(text) : undefined;
     if (!res.ok) {
       const e = parsed as { error?: unknown; detail?: unknown } | undefined;
       throw new ApiRefusal(
@@ -43,7 +53,7 @@ export class Api {
         typeof e?.detail === "string" ? e.detail : text.slice(0, 200),
       );
     }
-    return parsed as T;
+    return { text, parsed, headers: res.headers };
   }
 }
 

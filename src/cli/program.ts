@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerDeliveries } from "./commands/deliveries.js";
 import { registerLogin, registerLogout } from "./commands/login.js";
 import { registerRepoBots } from "./commands/repo-bots.js";
+import { registerRunner } from "./commands/runner.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerTenancy } from "./commands/tenancy.js";
 import { registerUsage } from "./commands/usage.js";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerDeliveries(program);
   registerRepoBots(program);
   registerRuns(program);
+  registerRunner(program);
   registerUsage(program);
   return program;
 }

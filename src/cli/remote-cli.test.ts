@@ -220,6 +220,30 @@ describe("the remote CLI against the service", () => {
     expect((await as(seed.outsider.token)(["runs", "show", run])).stderr).toContain("not_found");
   });
 
+  it("prints a run's output, and with --follow reads on until the attempt ends", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr" })).body.id;
+    const member = as(seed.member.token);
+    const follow = spawn(process.execPath, [MAIN, "runs", "logs", run, "--follow", "--interval", "1"], {
+      env: env({ SERVICE_URL: url, SERVICE_TOKEN: seed.member.token }),
+    });
+    let out = "";
+    follow.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<number>((resolve) => follow.on("close", (code) => resolve(code ?? 1)));
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    expect(claim.run.id).toBe(run);
+    await t.services.runLogs.append(run, 1, [{ stream: "stdout", text: "step one\n" }]);
+    expect((await member(["runs", "logs", run])).stdout).toBe("step one\n");
+    await t.services.runLogs.append(run, 1, [{ stream: "stderr", text: "\u001b[31mstep two\n" }]);
+    await t.services.runQueue.finish(claim, { status: "succeeded" });
+    expect(await ended).toBe(0);
+    expect(out).toBe("step one\n?[31mstep two\n");
+    const json = await member(["--json", "runs", "logs", run, "--attempt", "1"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ attempt: 1, offset: 0, complete: true, text: "step one\n\u001b[31mstep two\n" });
+    expect((await member(["runs", "logs", run, "--attempt", "2"])).stderr).toContain("attempt not found");
+    expect((await as(seed.outsider.token)(["runs", "logs", run])).stderr).toContain("not_found");
+  });
+
   it("shows an org's usage and a team's credential ledger for a month", async () => {
     const usage = await as(seed.orgAdmin.token)(["usage", seed.org.id]);
     expect(usage.code).toBe(0);

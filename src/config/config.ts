@@ -1,3 +1,4 @@
+import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
 import type { RunLogSettings } from "../runs/run-logs.js";
 import type { KeptRequestSettings } from "../deliveries/kept-request-settings.js";
@@ -36,11 +37,15 @@ export interface Config {
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
+  /** A runner's claim lapses this long after its last heartbeat; the reclaim then marks the run RUNNER_LOST. */
+  runnerLeaseMs: number;
   botsFile: string;
   /** Keys the platform lends runs of every team (provider → value), from `SERVICE_PLATFORM_KEY_<PROVIDER>`. */
   platformKeys: Record<string, string>;
   /** Login of the service's own forge bot, used until forge connections name one. */
   forgeBotLogin: string;
+  /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
+  forgeAllowedNetworks: Cidr[];
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -157,9 +162,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    runnerLeaseMs: read.duration("SERVICE_RUNNER_LEASE", 60_000),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
     forgeBotLogin: read.string("SERVICE_FORGE_BOT_LOGIN", ""),
+    forgeAllowedNetworks: allowedNetworks(read.string("SERVICE_FORGE_ALLOWED_NETWORKS", ""), problems),
     trustProxy: parseTrustProxy(read.string("SERVICE_TRUST_PROXY", "false"), problems),
     http: {
       bodyBudgetBytes: read.integer("SERVICE_HTTP_BODY_BUDGET_MB", 64, 26, 65_536) * 1024 * 1024,
@@ -187,11 +194,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   ] as const) {
     if (ms < 1000) problems.push(`${name}: must be at least 1s`);
   }
+  if (config.runnerLeaseMs < 4000) problems.push("SERVICE_RUNNER_LEASE: must be at least 4s");
   if (config.sessionTtlMs < 60_000) problems.push("SERVICE_SESSION_TTL: must be at least 1m");
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs)
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** CIDRs, comma- or space-separated: a self-hosted forge on a private network is allowed here, never by default. */
+function allowedNetworks(raw: string, problems: string[]): Cidr[] {
+  const { cidrs, bad } = parseCidrList(raw);
+  if (bad.length > 0) problems.push(`SERVICE_FORGE_ALLOWED_NETWORKS: not CIDRs (such as 10.0.0.0/8 or fd00::/8): ${bad.join(", ")}`);
+  return cidrs;
 }
 
 const PLATFORM_KEY_PREFIX = "SERVICE_PLATFORM_KEY_";

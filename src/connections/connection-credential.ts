@@ -44,7 +44,7 @@ export function openCredential(sealer: Sealer, row: ForgeConnectionRow): Connect
 
 /** The forge says whose credential it is: a token's user, or an App's `<slug>[bot]`. */
 export async function identityOf(forgeClients: ForgeClients, provider: ForgeProviderName, baseUrl: string | null, c: ConnectionCredential) {
-  if (c.kind === "app") return onForge("the GitHub App credential", () => githubApp(baseUrl, c.app).identity());
+  if (c.kind === "app") return onForge("the GitHub App credential", () => githubApp(forgeClients.network, baseUrl, c.app).identity());
   const opened = forgeClients.open(provider, { forgeBaseUrl: baseUrl, token: c.token });
   if (!opened.ok) throw invalid("base_url", opened.message);
   const owner = await opened.client.tokenOwner();

@@ -66,7 +66,8 @@ export class ConnectionService {
     const credential = credentialOf(provider, input);
     const owner = await identityOf(this.deps.forgeClients, provider, baseUrl, credential);
     // An App must also be installed where it says: its installation mints a token, or the connection is refused.
-    if (credential.kind === "app") await onForge("the installation", () => githubApp(baseUrl, credential.app).installationToken());
+    if (credential.kind === "app")
+      await onForge("the installation", () => githubApp(this.deps.forgeClients.network, baseUrl, credential.app).installationToken());
     const id = this.deps.ids.next("fcn");
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
@@ -130,7 +131,8 @@ export class ConnectionService {
     const row = await this.find(db, teamId, id);
     const credential = openCredential(this.deps.sealer, row);
     const provider = row.provider as ForgeProviderName;
-    const hooksWith = (token: string) => openForgeHooks(provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
+    const hooksWith = (token: string) =>
+      openForgeHooks(this.deps.forgeClients.network, provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
     const securityTokens = () => this.securityTokens(row, provider, credential);
     if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token), securityTokens };
     return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, credential.app)), securityTokens };
@@ -140,9 +142,11 @@ export class ConnectionService {
   private securityTokens(row: f.ForgeConnectionRow, provider: ForgeProviderName, credential: ConnectionCredential): SecurityTokenIssuer {
     const refuse = (why: string) => new ServiceError("unprocessable", `${why}: security_read_enabled is not available here`, "security_read_enabled");
     if (provider === "forge_c") throw refuse("Forgejo has no API that mints an org token");
-    if (credential.kind === "app") return githubSecurityTokens(githubApp(row.base_url, credential.app));
+    if (credential.kind === "app") return githubSecurityTokens(githubApp(this.deps.forgeClients.network, row.base_url, credential.app));
     if (provider === "forge_b") throw refuse("a GitHub token cannot mint another (a GitHub App connection can)");
-    return gitlabSecurityTokens(openForgeHttp(provider, { forgeBaseUrl: row.base_url, token: credential.token }), () => this.deps.clock.now());
+    return gitlabSecurityTokens(openForgeHttp(this.deps.forgeClients.network, provider, { forgeBaseUrl: row.base_url, token: credential.token }), () =>
+      this.deps.clock.now(),
+    );
   }
 
   /**
@@ -162,7 +166,7 @@ export class ConnectionService {
 
   private installationToken(row: f.ForgeConnectionRow, app: AppCredential): Promise<string> {
     return this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
-      onForge("an installation token", () => githubApp(row.base_url, app).installationToken()),
+      onForge("an installation token", () => githubApp(this.deps.forgeClients.network, row.base_url, app).installationToken()),
     );
   }
 

@@ -56,12 +56,30 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
     (a) =>
       html`<tr><td>${a.number}</td><td>${statusBadge(a.status)}</td><td>${when(a.started_at)}</td><td>${when(a.finished_at)}</td><td>${a.failure_code ?? ""}</td></tr>`,
   );
+  const latest = r.attempts.at(-1)?.number;
+  const log = latest === undefined ? undefined : await s.runLogs.slice(r.id, latest, 0);
+  const live = r.status === "queued" || r.status === "running";
+  const forgeLink = typeof r.vars.pr_url === "string" && /^https?:\/\//.test(r.vars.pr_url) ? r.vars.pr_url : undefined;
+  const links = [
+    html`Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>`,
+    ...(forgeLink ? [html`<a href="${forgeLink}" rel="noreferrer">the pull or merge request</a>`] : []),
+    ...(r.delivery_id && r.webhook_id ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`] : []),
+    ...(r.repo_url ? [html`${r.repo_url}`] : []),
+  ];
+  const output =
+    latest === undefined
+      ? html`<p class="muted">No attempt has started yet.</p>`
+      : html`<p class="muted">Attempt ${latest}${log && !log.complete && !live ? html` · the first 256 KiB; <code>remote runs logs ${r.id}</code> prints all of it` : ""}</p>`;
   return {
     title: `Run ${r.id}`,
     body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
-<p class="muted">Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>${r.delivery_id ? html` · delivery ${r.delivery_id}` : ""}${r.repo_url ? html` · ${r.repo_url}` : ""}</p>
+<p class="muted">${links.flatMap((l, i) => (i === 0 ? [l] : [html` · `, l]))}</p>
+<h2>Output</h2>${output}
+<p id="run-live" class="muted" aria-live="polite">${live ? "Reload the page to see more, or allow scripts to follow it live." : ""}</p>
+<pre id="run-log" class="log" tabindex="0" data-live="${live ? "true" : "false"}" data-stream="/console/runs/${r.id}/stream">${log?.text ?? ""}</pre>
 <h2>Attempts</h2>${table(["#", "Status", "Started", "Finished", "Failure"], attempts, "Not started yet.")}
-<h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>`,
+<h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
+<script src="/console/run.js" defer></script>`,
   };
 }
 

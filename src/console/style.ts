@@ -26,4 +26,5 @@ button { background: var(--accent); color: #fff; border: 0; border-radius: .3rem
 .bar.over > span { background: #cf222e; }
 .error { color: #82071e; }
 code { font-size: .9em; }
+pre.log { background: #f6f8fa; border: 1px solid var(--line); padding: .6rem; max-height: 36rem; overflow: auto; white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
 `;

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
+  /** A forge address on a network the service does not call (loopback, private, link-local …). */
+  forge_address_refused: 422,
   rate_limited: 429,
   /** A forge this service called failed or could not be reached (provisioning). */
   forge_unavailable: 502,

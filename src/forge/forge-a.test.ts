@@ -3,6 +3,7 @@ import { DISCUSSION_ID, FakeGitLab } from "../test-support/fake-forges/fake-gitl
 import { WORLD } from "../test-support/fake-forges/world.js";
 import type { ForgeClient } from "./forge-client.js";
 import { ForgeClients } from "./forge-clients.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const TOKEN = "glpat-FAKEtoken0123456789";
 
@@ -12,7 +13,7 @@ describe("forge_a: GitLab through gitbeaker, against a fake GitLab", () => {
 
   beforeEach(async () => {
     fake = await FakeGitLab.start();
-    const opened = new ForgeClients().open("forge_a", { forgeBaseUrl: fake.server.url, token: TOKEN });
+    const opened = new ForgeClients({ network: loopbackNetwork() }).open("forge_a", { forgeBaseUrl: fake.server.url, token: TOKEN });
     if (!opened.ok) throw new Error(opened.message);
     client = opened.client;
   });

@@ -3,6 +3,7 @@ import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
 import type { ForgeClient } from "./forge-client.js";
 import { ForgeClients } from "./forge-clients.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const TOKEN = "ghp_FAKEtoken0123456789";
 
@@ -15,7 +16,7 @@ describe("forge_b: GitHub through octokit, against a fake GitHub Enterprise", ()
     fake = await FakeGitHub.start();
     logged = [];
     const line = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
-    const opened = new ForgeClients({ log: { debug: line, info: line, warn: line, error: line } }).open("forge_b", {
+    const opened = new ForgeClients({ network: loopbackNetwork(), log: { debug: line, info: line, warn: line, error: line } }).open("forge_b", {
       forgeBaseUrl: fake.server.url,
       token: TOKEN,
     });

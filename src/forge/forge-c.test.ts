@@ -3,6 +3,7 @@ import { FakeForgejo } from "../test-support/fake-forges/fake-forgejo.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
 import type { ForgeClient } from "./forge-client.js";
 import { ForgeClients } from "./forge-clients.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const TOKEN = "0123456789abcdef0123456789abcdef01234567";
 
@@ -12,7 +13,7 @@ describe("forge_c: Forgejo through gitea-js, against a fake Forgejo", () => {
 
   beforeEach(async () => {
     fake = await FakeForgejo.start();
-    const opened = new ForgeClients().open("forge_c", { forgeBaseUrl: fake.server.url, token: TOKEN });
+    const opened = new ForgeClients({ network: loopbackNetwork() }).open("forge_c", { forgeBaseUrl: fake.server.url, token: TOKEN });
     if (!opened.ok) throw new Error(opened.message);
     client = opened.client;
   });

@@ -20,7 +20,9 @@ export type ForgeErrorCode =
   /** 429, or 403 with the forge's rate-limit headers, and no retry fitted before the deadline. */
   | "rate_limited"
   /** Any other 4xx: the forge refused the request itself (a locked thread, a body too long). */
-  | "forge_rejected";
+  | "forge_rejected"
+  /** The forge's address is on a network the service does not call (see ForgeNetwork). */
+  | "forge_address_refused";
 
 export interface ForgeError {
   code: ForgeErrorCode;

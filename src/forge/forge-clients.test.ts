@@ -5,6 +5,7 @@ import { WORLD } from "../test-support/fake-forges/world.js";
 import type { ForgeProviderName } from "./forge-client.js";
 import { ForgeClients, parseForgeBaseUrl } from "./forge-clients.js";
 import { forgeModules } from "./registry.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 describe("API roots", () => {
   it.each([
@@ -50,7 +51,7 @@ describe("the permission cache", () => {
     clock = new ManualClock();
     // octokit logs each failed request; these tests fail some on purpose.
     const quiet = () => {};
-    clients = new ForgeClients({ clock, permissionTtlMs: 5_000, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
+    clients = new ForgeClients({ network: loopbackNetwork(), clock, permissionTtlMs: 5_000, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
   });
   afterEach(() => fake.server.close());
 
@@ -92,7 +93,7 @@ describe("the permission cache", () => {
   });
 
   it("is off with a TTL of 0", async () => {
-    const uncached = new ForgeClients({ clock, permissionTtlMs: 0 });
+    const uncached = new ForgeClients({ network: loopbackNetwork(), clock, permissionTtlMs: 0 });
     await lane(uncached).permissionOf(WORLD.repo, "maria");
     await lane(uncached).permissionOf(WORLD.repo, "maria");
     expect(asked()).toBe(2);

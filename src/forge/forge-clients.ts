@@ -3,6 +3,7 @@ import { systemClock, type Clock } from "../core/clock.js";
 import type { ForgeClient, ForgeProviderName } from "./forge-client.js";
 import { guardedFetch } from "./forge-fetch.js";
 import type { ForgeLog } from "./forge-module.js";
+import { ForgeNetwork } from "./forge-network.js";
 import { GuardedForgeClient } from "./guarded-client.js";
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_LANE_DEADLINE_MS, LaneBudget } from "./lane-budget.js";
 import { DEFAULT_PERMISSION_TTL_MS, PermissionCache } from "./permission-cache.js";
@@ -18,6 +19,8 @@ export interface ForgeClientsOptions {
   clock?: Clock;
   /** Where the libraries' own log lines go (default: octokit's, the console's warn and error). */
   log?: ForgeLog;
+  /** Which addresses forge calls may connect to (default: public addresses only). */
+  network?: ForgeNetwork;
 }
 
 /** Where one lane's calls go: the webhook's forge_base_url (null for the public forge) and its forge token. */
@@ -34,8 +37,11 @@ export type OpenForgeResult =
 /** Built once at boot; `open` gives each lane a client with its own deadline and the shared permission cache. */
 export class ForgeClients {
   private readonly permissions: PermissionCache;
+  /** Shared with every other forge call of the process (provisioning, hook health, app tokens). */
+  readonly network: ForgeNetwork;
 
   constructor(private readonly options: ForgeClientsOptions = {}) {
+    this.network = options.network ?? new ForgeNetwork();
     this.permissions = new PermissionCache({ ttlMs: options.permissionTtlMs ?? DEFAULT_PERMISSION_TTL_MS, clock: options.clock ?? systemClock });
   }
 
@@ -53,6 +59,7 @@ export class ForgeClients {
       budget,
       callTimeoutMs: this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       retryRateLimits: !module.retriesRateLimits,
+      network: this.network,
     });
     const api = module.createApi({
       apiRoot,

@@ -3,6 +3,7 @@ import { FakeServer } from "../test-support/fake-forges/fake-server.js";
 import { ForgeFailure } from "./forge-errors.js";
 import { guardedFetch, isUnderApiRoot } from "./forge-fetch.js";
 import { LaneBudget } from "./lane-budget.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 describe("isUnderApiRoot", () => {
   const root = new URL("https://forge.example/gitlab/api/v4/");
@@ -31,7 +32,14 @@ describe("guardedFetch", () => {
   afterEach(() => forge.close());
 
   const fetchFor = (budget = new LaneBudget(4_000), retryRateLimits = true) =>
-    guardedFetch({ apiRoot: new URL(`${forge.apiUrl}/`), authorization: "Bearer t0k3n", budget, callTimeoutMs: 2_000, retryRateLimits });
+    guardedFetch({
+      apiRoot: new URL(`${forge.apiUrl}/`),
+      authorization: "Bearer t0k3n",
+      budget,
+      callTimeoutMs: 2_000,
+      retryRateLimits,
+      network: loopbackNetwork(),
+    });
 
   const failureOf = (p: Promise<unknown>) =>
     p.then(

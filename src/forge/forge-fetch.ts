@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { forgeFailure, isRateLimited, rateLimitWaitMs } from "./forge-errors.js";
+import { ForgeFailure, forgeFailure, isRateLimited, rateLimitWaitMs } from "./forge-errors.js";
 import type { LaneBudget } from "./lane-budget.js";
+import type { ForgeNetwork } from "./forge-network.js";
 
 export interface GuardedFetchOptions {
   /** The forge's API root; only requests under it are sent, and only they carry the token. */
@@ -11,6 +12,8 @@ export interface GuardedFetchOptions {
   callTimeoutMs: number;
   /** Wait out a rate limit the forge dated, once, if the wait fits the lane (for libraries that do not). */
   retryRateLimits: boolean;
+  /** Where connections are opened, and which addresses they may reach. */
+  network: ForgeNetwork;
 }
 
 const MAX_REDIRECTS = 3;
@@ -68,8 +71,9 @@ export function guardedFetch(o: GuardedFetchOptions): typeof fetch {
 async function send(o: GuardedFetchOptions, url: URL, init: RequestInit, callerSignal: AbortSignal): Promise<Response> {
   const callSignal = o.budget.callSignal(o.callTimeoutMs);
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.any([callSignal, callerSignal]) });
+    return await o.network.fetch(url, { ...init, signal: AbortSignal.any([callSignal, callerSignal]) });
   } catch (err) {
+    if (err instanceof ForgeFailure) throw err;
     if (o.budget.signal.aborted) throw forgeFailure("forge_unavailable", "the lane's deadline passed before the forge answered");
     if (callSignal.aborted) throw forgeFailure("forge_unavailable", `the forge did not answer within ${o.callTimeoutMs} ms`);
     const code = (err as { cause?: { code?: unknown } }).cause?.code;

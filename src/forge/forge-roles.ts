@@ -4,7 +4,7 @@ import type { ForgeRole } from "./forge-client.js";
 /**
  * Each forge's own repository levels on the spec's ladder. GitLab reports a number
  * (https://docs.gitlab.com/api/members/#roles); GitHub reports role names, and Forgejo/Gitea
- * access modes with the same words plus `owner`. The README's "Forge API clients" table is this one.
+ * access modes with the same words plus `owner`. The "Forge API clients" table of docs/forge-connections.md is this one.
  */
 export const ROLE_MAPPING: readonly { role: ForgeRole; gitlabLevel: number; permissionNames: readonly string[] }[] = [
   { role: "guest", gitlabLevel: 10, permissionNames: ["read"] },

@@ -8,6 +8,7 @@ import { PROVIDERS } from "../webhooks/webhook-config.js";
 import type { CommentRef, ForgeClient, ForgeProviderName } from "./forge-client.js";
 import { ForgeClients, type ForgeClientsOptions } from "./forge-clients.js";
 import { forgeModules } from "./registry.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const TOKEN = "secret-forge-token-0123456789";
 
@@ -45,7 +46,7 @@ describe.each(PROVIDER_NAMES)("%s conformance against its fake", (provider) => {
 
   const open = (options: ForgeClientsOptions = {}): ForgeClient => {
     const line = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
-    const clients = new ForgeClients({ log: { debug: line, info: line, warn: line, error: line }, ...options });
+    const clients = new ForgeClients({ network: loopbackNetwork(), log: { debug: line, info: line, warn: line, error: line }, ...options });
     const opened = clients.open(provider, { forgeBaseUrl: fake.server.url, token: TOKEN });
     if (!opened.ok) throw new Error(opened.message);
     return opened.client;

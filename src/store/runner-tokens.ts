@@ -14,6 +14,10 @@ export function findRunnerTokenByFingerprint(db: Db, fingerprint: string): Promi
   return db.selectFrom("runner_tokens").selectAll().where("fingerprint", "=", fingerprint).executeTakeFirst();
 }
 
+export function findRunnerTokenById(db: Db, id: string): Promise<RunnerTokenRow | undefined> {
+  return db.selectFrom("runner_tokens").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
 export function findRunnerToken(db: Db, id: string, scope: PoolScope): Promise<RunnerTokenRow | undefined> {
   return inScope(db.selectFrom("runner_tokens").selectAll().where("id", "=", id), scope).executeTakeFirst();
 }

@@ -96,7 +96,13 @@ export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
 /** The real app on a real store (SQLite on a file, as the service runs it), with a manual clock and a captured log. */
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
   const { store, close } = await openTestStore(kind, "file");
-  const config = loadConfig({ SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SERVICE_RUNNER: "none", ...env });
+  const config = loadConfig({
+    SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SERVICE_RUNNER: "none",
+    // The fake forges listen on loopback, which the service refuses unless an operator allows it.
+    SERVICE_FORGE_ALLOWED_NETWORKS: "127.0.0.0/8",
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {

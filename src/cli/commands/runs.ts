@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import { enc } from "../api.js";
+import { ApiRefusal, enc } from "../api.js";
 import { action, count } from "../context.js";
 import { fields, table } from "../output.js";
 
@@ -50,6 +51,45 @@ export function registerRuns(program: Command): void {
         ctx.out.show(await (await ctx.api()).get(`/api/runs/${enc(run!)}`), (r) => fields(r, SHOWN));
       }),
     );
+  runs
+    .command("logs")
+    .argument("<run>", "run id")
+    .option("--attempt <n>", "which attempt (default: the run's latest)")
+    .option("--follow", "keep reading while the attempt runs, until it ends (Ctrl-C stops)")
+    .option("--interval <seconds>", "seconds between reads with --follow", "1")
+    .description("what the run's bot printed (stdout and stderr, credentials masked)")
+    .action(
+      action(async (ctx, run) => {
+        const api = await ctx.api();
+        const shown = await api.get(`/api/runs/${enc(run!)}`);
+        const attempt = ctx.opts.attempt === undefined ? (shown.attempts.at(-1)?.number ?? shown.attempt) : count("--attempt", ctx.opts.attempt, 1);
+        const intervalMs = count("--interval", ctx.opts.interval, 1) * 1000;
+        let offset = 0;
+        for (;;) {
+          let read: { text: string; headers: Headers };
+          try {
+            read = await api.text(`/api/runs/${enc(run!)}/attempts/${attempt}/log?offset=${offset}`);
+          } catch (err) {
+            // A queued attempt has no log yet: a follower waits for the runner to claim it.
+            if (ctx.opts.follow && err instanceof ApiRefusal && err.status === 404 && err.detail === "attempt not found") {
+              await sleep(intervalMs);
+              continue;
+            }
+            throw err;
+          }
+          const next = Number(read.headers.get("x-log-next-offset") ?? offset);
+          const complete = read.headers.get("x-log-complete") === "true";
+          if (read.text) {
+            if (ctx.out.json) ctx.out.line({ attempt, offset, next_offset: next, complete, text: read.text }, "");
+            else process.stdout.write(terminalSafe(read.text));
+          }
+          const moved = next > offset;
+          offset = next;
+          if (complete || (!ctx.opts.follow && !moved)) return;
+          if (!moved) await sleep(intervalMs);
+        }
+      }),
+    );
   for (const [verb, what] of [
     ["cancel", "stop a queued or running run"],
     ["resume", "launch a failed_resumable run again, through the launch gate"],
@@ -64,4 +104,9 @@ export function registerRuns(program: Command): void {
         }),
       );
   }
+}
+
+/** A bot's output may hold terminal escapes: control characters other than newline and tab are shown as `?`. */
+function terminalSafe(text: string): string {
+  return text.replace(/[^\P{Cc}\n\t]/gu, "?");
 }

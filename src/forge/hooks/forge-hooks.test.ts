@@ -7,6 +7,7 @@ import type { FakeServer } from "../../test-support/fake-forges/fake-server.js";
 import { WORLD } from "../../test-support/fake-forges/world.js";
 import { ForgeFailure } from "../forge-errors.js";
 import { openForgeHooks } from "./open-hooks.js";
+import { loopbackNetwork } from "../../test-support/loopback-network.js";
 
 const FORGES = [
   { provider: "forge_b", flavour: "github", start: async () => (await FakeGitHub.start()).server },
@@ -21,7 +22,7 @@ afterEach(() => server?.close());
 async function open({ provider, flavour, start }: (typeof FORGES)[number]) {
   server = await start();
   const fake = FakeHooks.mount(server, flavour);
-  return { fake, hooks: openForgeHooks(provider, { forgeBaseUrl: server.url, token: "tok" }) };
+  return { fake, hooks: openForgeHooks(loopbackNetwork(), provider, { forgeBaseUrl: server.url, token: "tok" }) };
 }
 
 describe.each(FORGES)("$flavour hooks read back", (forge) => {

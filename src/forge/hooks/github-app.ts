@@ -4,6 +4,7 @@ import { Type } from "typebox";
 import { parseForgeBaseUrl } from "../forge-clients.js";
 import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
 import { guardedFetch } from "../forge-fetch.js";
+import type { ForgeNetwork } from "../forge-network.js";
 import { LaneBudget } from "../lane-budget.js";
 import { forgeB } from "../forge-b.js";
 import { parseAnswer } from "../parse-answer.js";
@@ -29,10 +30,10 @@ const DEADLINE_MS = 20_000;
  * who the app is and mints installation tokens. Requests go through the guarded fetch, pinned
  * to the connection's API root; the JWT is the only Authorization they carry.
  */
-export function githubApp(forgeBaseUrl: string | null, credential: AppCredential) {
+export function githubApp(network: ForgeNetwork, forgeBaseUrl: string | null, credential: AppCredential) {
   const base = parseForgeBaseUrl(forgeBaseUrl);
   const apiRoot = forgeB.apiRoot(base === "bad" ? null : base)!;
-  const fetch = guardedFetch({ apiRoot, budget: new LaneBudget(DEADLINE_MS), callTimeoutMs: 8_000, retryRateLimits: true });
+  const fetch = guardedFetch({ apiRoot, budget: new LaneBudget(DEADLINE_MS), callTimeoutMs: 8_000, retryRateLimits: true, network });
   const pinned = request.defaults({ baseUrl: apiRoot.href.replace(/\/$/, ""), headers: { "user-agent": "bot-gateway" }, request: { fetch } });
   const auth = createAppAuth({ appId: credential.appId, privateKey: credential.privateKey, installationId: credential.installationId, request: pinned });
   return {

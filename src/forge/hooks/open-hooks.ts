@@ -2,6 +2,7 @@ import type { ForgeProviderName } from "../forge-client.js";
 import { type ForgeTarget, parseForgeBaseUrl } from "../forge-clients.js";
 import { forgeFailure } from "../forge-errors.js";
 import { guardedFetch } from "../forge-fetch.js";
+import type { ForgeNetwork } from "../forge-network.js";
 import { LaneBudget } from "../lane-budget.js";
 import { forgeModules } from "../registry.js";
 import type { ForgeHooks } from "./forge-hooks.js";
@@ -27,15 +28,15 @@ const PROVISION_DEADLINE_MS = 20_000;
 const CALL_TIMEOUT_MS = 8_000;
 
 /** A connection's hook calls (see {@link openForgeHttp}). */
-export function openForgeHooks(provider: ForgeProviderName, target: ForgeTarget, options: HookOptions = {}): ForgeHooks {
-  return hookModules[provider].build(openForgeHttp(provider, target), options);
+export function openForgeHooks(network: ForgeNetwork, provider: ForgeProviderName, target: ForgeTarget, options: HookOptions = {}): ForgeHooks {
+  return hookModules[provider].build(openForgeHttp(network, provider, target), options);
 }
 
 /**
  * A connection's provisioning calls, on the same API root and token header as its lane client
  * (the forge modules' rules), through the guarded fetch, so the token goes to that root alone.
  */
-export function openForgeHttp(provider: ForgeProviderName, target: ForgeTarget): HookHttp {
+export function openForgeHttp(network: ForgeNetwork, provider: ForgeProviderName, target: ForgeTarget): HookHttp {
   const module = forgeModules[provider];
   const base = parseForgeBaseUrl(target.forgeBaseUrl);
   const apiRoot = base === "bad" ? null : module.apiRoot(base);
@@ -46,6 +47,7 @@ export function openForgeHttp(provider: ForgeProviderName, target: ForgeTarget):
     budget: new LaneBudget(PROVISION_DEADLINE_MS),
     callTimeoutMs: CALL_TIMEOUT_MS,
     retryRateLimits: true,
+    network,
   });
   return hookHttp(fetch, apiRoot, hookModules[provider].headers);
 }

@@ -91,6 +91,24 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     // Pages: one row a page reads older rows through its cursor.
     const firstPage = await get(`/console/teams/${s.team.id}/webhooks/${hook.config.id}?status=launched&since=day`, token);
     expect(firstPage.body).not.toContain('rel="next"');
+    expect(run.body).toContain("No attempt has started yet.");
+    expect(run.body).toContain(`delivery <a href="/console/teams/${s.team.id}/webhooks/${hook.config.id}/deliveries/dlv_`);
+    // Claimed, with output: the page holds it (escaped) and the script that follows it live.
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").where("id", "!=", runId!).execute();
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    expect(claim.run.id).toBe(runId);
+    await t.services.runLogs.append(runId!, 1, [{ stream: "stdout", text: "<b>bold</b> claim\n" }]);
+    const live = await get(`/console/runs/${runId}`, token);
+    expect(live.body).toContain('<pre id="run-log" class="log" tabindex="0" data-live="true" data-stream="/console/runs/');
+    expect(live.body).toContain("&lt;b&gt;bold&lt;/b&gt; claim\n</pre>");
+    expect(live.body).toContain('<script src="/console/run.js" defer></script>');
+    expect(live.body).not.toMatch(/<script>/);
+    const script = await t.app.inject({ method: "GET", url: "/console/run.js" });
+    expect(script.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect(script.body).toContain("new WebSocket(");
+    expect(script.body).not.toContain("innerHTML");
+    await t.services.runQueue.finish(claim, { status: "succeeded" });
+    expect((await get(`/console/runs/${runId}`, token)).body).toContain('data-live="false"');
   });
 
   it("shows a kept request redacted and sends it again from the delivery's page, as a team admin only", async () => {

@@ -7,6 +7,7 @@ import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "..
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
+import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
 import type { App, Services } from "../services.js";
 
@@ -61,6 +62,9 @@ export function registerConsoleRoutes(app: App, s: Services): void {
 
   app.get("/console/style.css", { config }, async (_req, reply) =>
     reply.type("text/css; charset=utf-8").header("cache-control", "max-age=300").send(CONSOLE_CSS),
+  );
+  app.get("/console/run.js", { config }, async (_req, reply) =>
+    reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=300").send(RUN_SCRIPT),
   );
   app.get(
     "/console",

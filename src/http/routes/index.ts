@@ -9,6 +9,7 @@ import { registerDeliveryRoutes } from "./deliveries.js";
 import { registerCredentialRoutes } from "./credentials.js";
 import { registerBotRoutes } from "./bots.js";
 import { registerRunRoutes } from "./runs.js";
+import { registerRunStreamRoutes } from "./run-stream.js";
 import { registerUsageRoutes } from "./usage.js";
 import { registerWebhookDeliveryRoutes } from "./webhook-delivery.js";
 import { registerLaunchSurfaceRoutes } from "./launch-surfaces.js";
@@ -30,6 +31,7 @@ export const routeModules: RouteModule[] = [
   registerCredentialRoutes,
   registerBotRoutes,
   registerRunRoutes,
+  registerRunStreamRoutes,
   registerLaunchSurfaceRoutes,
   registerUsageRoutes,
   registerWebhookDeliveryRoutes,

@@ -24,6 +24,8 @@ const PUBLIC = new Set([
   "GET /console/teams/:id/forge",
   "GET /console/teams/:id/forge/repo-bots/:repo_bot_id",
   "GET /console/runs/:id",
+  "GET /console/runs/:id/stream",
+  "GET /console/run.js",
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",
   "POST /console/sign-out",

@@ -5,6 +5,7 @@ import type { AttemptTicket } from "../../runs/runner/runner-transport.js";
 import { usageOf } from "../../runs/runner/usage-line.js";
 import type { RunOutcome } from "../../runs/runs.js";
 import type { App, Services } from "../services.js";
+import { sendError } from "../error-handler.js";
 import { Id, Name, OrgParams } from "./schemas.js";
 
 /** The longest a claim waits for a run before it answers 204 (under common proxies' 30 s idle limit). */
@@ -150,6 +151,8 @@ export function registerRunnerRoutes(app: App, s: Services): void {
       for (;;) {
         // A caller that went away must not be handed an attempt it will never run.
         if (req.raw.socket?.destroyed || closing.signal.aborted) return reply.code(204).send(null);
+        // A token revoked while its runner waits is refused now, not at the runner's next call.
+        if (!(await s.runnerTokens.live(req.runner))) return sendError(reply, "unauthenticated", "runner token is unknown, revoked or was rotated");
         const ticket = await s.runnerDesk.claim(identity);
         if (ticket) return ticketView(ticket);
         const left = deadline - Date.now();

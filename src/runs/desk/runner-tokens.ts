@@ -20,6 +20,8 @@ export interface RunnerIdentity {
   id: string | null;
   name: string;
   scope: PoolScope;
+  /** Which secret of the token authenticated it: a rotation since makes it stale. */
+  fingerprint?: string;
 }
 
 export interface RunnerTokensDeps {
@@ -46,7 +48,14 @@ export class RunnerTokens {
     if (!row || !verifyTokenHash(token, row.hash) || row.revoked_at !== null) return undefined;
     const now = this.deps.clock.now();
     if (row.last_seen_at === null || now - row.last_seen_at >= TOUCH_EVERY_MS) await r.touchRunnerToken(this.deps.store.db, row.id, now);
-    return { id: row.id, name: row.name, scope: scopeOf(row) };
+    return { id: row.id, name: row.name, scope: scopeOf(row), fingerprint: row.fingerprint };
+  }
+
+  /** Whether the runner's token still holds (not revoked since it authenticated); the in-process runner always does. */
+  async live(runner: RunnerIdentity): Promise<boolean> {
+    if (runner.id === null) return true;
+    const row = await r.findRunnerTokenById(this.deps.store.db, runner.id);
+    return row !== undefined && row.revoked_at === null && row.fingerprint === runner.fingerprint;
   }
 
   /** Live runners seen within the lease window, per pool (service_runners_connected). */

@@ -11,7 +11,7 @@ export interface BotCommand {
   timeoutMs: number;
   /** Extra environment for the bot, on top of the run's variables. */
   env: Record<string, string>;
-  /** Providers the bot calls: each attempt is handed a key for each (README, "Keys a run is handed"). */
+  /** Providers the bot calls: each attempt is handed a key for each (docs/webhooks.md, "Keys and secrets a run is handed"). */
   providers: string[];
   /** The bots file's folder: the command's working directory, so relative paths resolve there. */
   cwd: string;

@@ -41,12 +41,20 @@ export class Runner {
   private refused = false;
   private ticking: Promise<number> | undefined;
   private readonly claims = new AbortController();
+  private beatEvery: number;
+  /** After failed claims, none is tried before this (ms since the epoch): 1 s, doubling to 30 s. */
+  private claimPausedUntil = 0;
+  private claimFailures = 0;
+  private started = false;
 
-  constructor(private readonly o: RunnerOptions) {}
+  constructor(private readonly o: RunnerOptions) {
+    this.beatEvery = o.heartbeatMs ?? 10_000;
+  }
 
   start(): void {
+    this.started = true;
     this.pollTimer = setInterval(() => void this.tick(), this.o.pollMs ?? 1000);
-    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), this.o.heartbeatMs ?? 10_000);
+    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), this.beatEvery);
     void this.tick();
   }
 
@@ -97,10 +105,16 @@ export class Runner {
     let started = 0;
     while (!this.stopping && this.active.size < this.o.concurrency) {
       let ticket: AttemptTicket | undefined;
+      if (Date.now() < this.claimPausedUntil) return started;
       try {
         ticket = await this.o.transport.claim(this.claims.signal);
+        this.claimFailures = 0;
       } catch (err) {
-        if (!this.refusedBy(err) && !this.stopping) this.o.log.warn({ err }, "runner could not claim a run");
+        if (!this.refusedBy(err) && !this.stopping) {
+          this.claimFailures++;
+          this.claimPausedUntil = Date.now() + Math.min(30_000, 1000 * 2 ** (this.claimFailures - 1));
+          this.o.log.warn({ err, failures: this.claimFailures }, "runner could not claim a run");
+        }
         return started;
       }
       if (!ticket) return started;
@@ -111,6 +125,15 @@ export class Runner {
   }
 
   private begin(ticket: AttemptTicket): void {
+    // Four heartbeats a lease at least, so one lost heartbeat never loses the run.
+    const every = Math.max(500, Math.floor(ticket.leaseMs / 4));
+    if (every < this.beatEvery) {
+      this.beatEvery = every;
+      if (this.started && !this.stopping) {
+        clearInterval(this.heartbeatTimer);
+        this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), every);
+      }
+    }
     const entry = { ticket, controller: new AbortController() } as ActiveRun;
     entry.output = outputBuffer(
       (chunks) => this.o.transport.output(ticket, chunks),

@@ -6,7 +6,7 @@ import type { BotCommands } from "./bot-commands.js";
 import { InProcessTransport } from "./in-process-transport.js";
 import { Runner } from "./runner.js";
 
-/** How often an in-process timer flips runs whose lease lapsed (every replica may run it: the UPDATE is idempotent). */
+/** How often an in-process timer flips runs whose lease lapsed, at most (every replica may run it: the UPDATE is idempotent). */
 export const RECLAIM_EVERY_MS = 30_000;
 
 /**
@@ -26,7 +26,7 @@ export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands
     concurrency: o.concurrency,
   });
   runner.start();
-  const reclaim = startReclaimTimer(o.runs, o.log);
+  const reclaim = startReclaimTimer(o.runs, o.log, o.desk.leaseMs);
   return {
     runner,
     stop: async () => {
@@ -36,10 +36,14 @@ export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands
   };
 }
 
-export function startReclaimTimer(runs: Runs, log: Logger): { stop(): Promise<void> } {
-  const timer = setInterval(() => {
-    runs.reclaimExpiredLeases().catch((err: unknown) => log.warn({ err }, "lease reclaim failed; retried at the next tick"));
-  }, RECLAIM_EVERY_MS);
+/** Flips runs whose lease lapsed, every half lease (30 s at most), so a lost runner's run is freed within 1.5 leases. */
+export function startReclaimTimer(runs: Runs, log: Logger, leaseMs: number): { stop(): Promise<void> } {
+  const timer = setInterval(
+    () => {
+      runs.reclaimExpiredLeases().catch((err: unknown) => log.warn({ err }, "lease reclaim failed; retried at the next tick"));
+    },
+    Math.min(RECLAIM_EVERY_MS, Math.floor(leaseMs / 2)),
+  );
   timer.unref();
   return { stop: async () => clearInterval(timer) };
 }

@@ -1,0 +1,50 @@
+import websocket from "@fastify/websocket";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { WebSocket } from "ws";
+import { sameOrigin, tokenOf } from "../../console/console-session.js";
+import { followRun } from "../../runs/run-stream.js";
+import type { Principal } from "../../tenancy/access.js";
+import { sendError } from "../error-handler.js";
+import type { App, Services } from "../services.js";
+
+/** A client sends little (an answer); more than this in one message closes the socket. */
+const MAX_MESSAGE = 64 * 1024;
+
+/**
+ * A run's live view over a WebSocket: `/api/runs/{id}/stream` with a bearer token, and the same
+ * at `/console/runs/{id}/stream` for the console's pages (its cookie is sent only under
+ * /console; the page's own origin is required, so another site cannot open it). JSON messages:
+ * `run` (its state, whenever it changes), `output` (lines as they are kept), `end`; then the
+ * socket closes with 1000.
+ */
+export async function registerRunStreamRoutes(app: App, s: Services): Promise<void> {
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE } });
+  const follow = (principal: Principal, socket: WebSocket, req: FastifyRequest) => {
+    const runId = (req.params as { id: string }).id;
+    const stop = new AbortController();
+    socket.on("close", () => stop.abort());
+    followRun({ runs: s.runs, logs: s.runLogs }, principal, runId, (event) => socket.send(JSON.stringify(event)), stop.signal)
+      .then(() => socket.close(1000, "run ended"))
+      .catch((err: unknown) => {
+        req.log.warn({ err, runId }, "run stream failed");
+        socket.close(1011, "internal error");
+      });
+  };
+  // A run the caller may not see is 404 at the handshake, as on every run route.
+  const visible = async (req: FastifyRequest) => {
+    await s.runs.get(req.principal, (req.params as { id: string }).id);
+  };
+  app.get("/api/runs/:id/stream", { websocket: true, schema: { tags: ["runs"] }, preValidation: visible }, (socket, req) => follow(req.principal, socket, req));
+  // The handshake is refused (401, 403) before the upgrade, as the API refuses a request.
+  const consoleSession = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!sameOrigin(req, s.config.baseUrl)) return sendError(reply, "forbidden", "open the stream from the console's own pages");
+    const token = tokenOf(req);
+    const principal = token ? await s.authenticate(token) : undefined;
+    if (!principal || principal.passwordChangeRequired) return sendError(reply, "unauthenticated", "sign in to the console first");
+    req.principal = principal;
+    await visible(req);
+  };
+  app.get("/console/runs/:id/stream", { websocket: true, config: { public: true }, preValidation: consoleSession }, (socket, req) =>
+    follow(req.principal, socket, req),
+  );
+}

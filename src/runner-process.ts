@@ -1,0 +1,40 @@
+import { exitOnSignal } from "./config/process-exit.js";
+import { ConfigError } from "./config/config.js";
+import { createLogger } from "./config/logger.js";
+import { loadRunnerConfig } from "./config/runner-config.js";
+import { startRemoteRunner } from "./runs/runner/remote-runner.js";
+
+/**
+ * Runs this process as a runner of the scaled mode (`npm run runner`, `remote runner`): claims
+ * runs from the service over the runner protocol with a URL and a runner token. It needs no
+ * database and no seal key; house variables given to it are ignored and removed from the
+ * process's environment. Exits 2 on bad settings, 3 when the service refuses its token.
+ */
+export function runRunnerProcess(env: Record<string, string | undefined>): void {
+  let config: ReturnType<typeof loadRunnerConfig>;
+  try {
+    config = loadRunnerConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  for (const name of config.ignored) delete process.env[name];
+  if (config.ignored.length > 0) {
+    log.warn(
+      { ignored: config.ignored },
+      "a runner needs no database URL, seal key, admin token or platform key: these variables are ignored and removed from its environment; do not give them to runner hosts",
+    );
+  }
+  // The transport holds the token; no child process is to find it in the environment.
+  delete process.env.SERVICE_RUNNER_TOKEN;
+  const runner = startRemoteRunner(config, log, () => {
+    log.error("runner token refused (revoked, rotated or unknown): this runner stopped; its runs are reclaimed when their leases lapse");
+    process.stderr.write("runner stopped: the service refused its token (revoked, rotated or unknown)\n");
+    process.exit(3);
+  });
+  exitOnSignal(log, "runner stopping: running bots are stopped and their runs left resumable", [() => runner.stop()]);
+}

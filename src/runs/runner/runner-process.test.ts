@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+/** `npm test` builds dist/ first: this is the runner an operator starts with `npm run runner`. */
+const RUNNER_MAIN = path.join(ROOT, "dist/runner-main.js");
+
+interface RunnerProcess {
+  proc: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** `node dist/runner-main.js` with exactly the environment given (no PATH, no HOME unless given). */
+function startRunnerProcess(env: Record<string, string>): RunnerProcess {
+  const proc = spawn(process.execPath, [RUNNER_MAIN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  proc.stderr!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  return { proc, output: () => out, exited };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.each(storeKinds())("a runner process with a URL and a token alone, on %s", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+  let url: string;
+  const started: RunnerProcess[] = [];
+  const runner = (env: Record<string, string>) => {
+    const r = startRunnerProcess(env);
+    started.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    s = await seedTenancy(t);
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    for (const r of started.splice(0)) {
+      if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill("SIGKILL");
+      await r.exited;
+    }
+  });
+  afterAll(() => t.close());
+
+  it("executes a delivered run end to end: its usage reaches the org's usage and the credential ledger", async () => {
+    const token = (await s.admin.post("/api/admin/runners", { name: "separate" })).body.token;
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+    const delivered = await t.app.inject({
+      method: "POST",
+      url: `/api/webhooks/generic/${hook.config.id}`,
+      payload: { bot: "review-pr", vars: { title: "Fix the flaky test" }, repo_url: "https://forge.example/acme/app.git" },
+      headers: { "x-service-webhook-token": hook.token },
+    });
+    const runId = JSON.parse(delivered.body).run_id as string;
+    expect(runId).toEqual(expect.any(String));
+
+    const r = runner({ SERVICE_RUNNER_URL: url, SERVICE_RUNNER_TOKEN: token });
+    const done = await until("the run to succeed", async () => {
+      const view = (await s.member.api.get(`/api/runs/${runId}`)).body;
+      return view.status === "succeeded" || view.status === "failed" ? view : undefined;
+    });
+    expect(done, r.output()).toMatchObject({ status: "succeeded", attempt: 1 });
+    expect(done.usage.cost_usd).toBeGreaterThan(0);
+    const usage = (await s.member.api.get(`/api/orgs/${s.org.id}/usage`)).body;
+    expect(usage.cost_usd_this_month).toBeGreaterThanOrEqual(done.usage.cost_usd);
+    const ledger = (await s.member.api.get(`/api/teams/${s.team.id}/credentials/usage?repo=acme/app`)).body;
+    expect(ledger.credentials).toEqual([expect.objectContaining({ fingerprint: "example-local", provider: "example", estimated_usd: done.usage.cost_usd })]);
+    const log = await s.member.api.call("GET", `/api/runs/${runId}/attempts/1/log`);
+    expect(String(log.body)).toContain("review bot, run");
+
+    // SIGTERM while idle: a clean stop.
+    r.proc.kill("SIGTERM");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("says it ignores the house's variables, and stops with a clear message when its token is revoked", async () => {
+    const minted = (await s.admin.post("/api/admin/runners", { name: "to-revoke" })).body;
+    const r = runner({
+      SERVICE_RUNNER_URL: url,
+      SERVICE_RUNNER_TOKEN: minted.token,
+      SERVICE_DATABASE_URL: "postgres://house@db.example/service",
+      SERVICE_SEAL_KEY: Buffer.alloc(32, 1).toString("base64"),
+      SERVICE_PLATFORM_KEY_ANTHROPIC: "sk-house",
+    });
+    await until("the runner to call", async () =>
+      (await s.admin.get("/api/admin/runners")).body.runners.find((x: { id: string; status: string }) => x.id === minted.id)?.status === "online"
+        ? true
+        : undefined,
+    );
+    expect(r.output()).toContain('"ignored":["SERVICE_DATABASE_URL","SERVICE_PLATFORM_KEY_ANTHROPIC","SERVICE_SEAL_KEY"]');
+    expect(r.output()).not.toContain("sk-house");
+    expect((await s.admin.delete(`/api/admin/runners/${minted.id}`)).status).toBe(204);
+    expect(await r.exited).toBe(3);
+    expect(r.output()).toContain("the service refused its token");
+  });
+
+  it("refuses to start without a URL and a token, saying which is missing", async () => {
+    const r = runner({});
+    expect(await r.exited).toBe(2);
+    expect(r.output()).toMatch(/SERVICE_RUNNER_URL[\s\S]*SERVICE_RUNNER_TOKEN/);
+  });
+});
