@@ -63,7 +63,9 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
   const links = [
     html`Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>`,
     ...(forgeLink ? [html`<a href="${forgeLink}" rel="noreferrer">the pull or merge request</a>`] : []),
-    ...(r.delivery_id && r.webhook_id ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`] : []),
+    ...(r.delivery_id && r.webhook_id
+      ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`]
+      : []),
     ...(r.repo_url ? [html`${r.repo_url}`] : []),
   ];
   const output =
