@@ -1,6 +1,6 @@
 // The delivery path's cost per request without HTTP: the real services (dist/) on a file-backed
 // SQLite store, fed GitHub's pull_request.opened payload, 32 deliveries in flight.
-//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements]
+//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements] [--keep]
 // --statements times every SQLite statement (µs per execution), the way the costs in
 // ANALYSIS.md were found. Profile with: node --cpu-prof bench/delivery-cost.mjs launched
 import { randomBytes, randomUUID } from "node:crypto";
@@ -13,7 +13,12 @@ import { splitPayload, sign } from "./lib/payload.mjs";
 
 const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: "string", default: "20000" }, statements: { type: "boolean", default: false } },
+  options: {
+    requests: { type: "string", default: "20000" },
+    statements: { type: "boolean", default: false },
+    // The webhook keeps each delivery's request (keep_payloads), to measure what keeping costs.
+    keep: { type: "boolean", default: false },
+  },
 });
 const scenario = positionals[0] ?? "launched";
 if (!["launched", "filtered", "duplicate"].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
@@ -98,6 +103,7 @@ const hook = await post(`/api/teams/${team.id}/webhooks`, {
   burst: 1_000_000,
   bot_ids: ["review-pr"],
   ...(scenario === "filtered" ? { author_allowlist: ["someone-else"] } : {}),
+  ...(opt.keep ? { keep_payloads: true } : {}),
 });
 
 const payload = splitPayload();
