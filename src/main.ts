@@ -1,4 +1,5 @@
 import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { openSandboxOrExit } from "./runs/runner/open-sandbox.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { composeServices } from "./compose.js";
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
           log,
           concurrency: config.runnerConcurrency,
           role: "inprocess",
+          sandbox: openSandboxOrExit(config, log),
         })
       : startReclaimTimer(services.runQueue, log, services.runnerDesk.leaseMs);
   const parked = services.parked.start();

@@ -2,6 +2,7 @@ import { exitOnSignal } from "./config/process-exit.js";
 import { ConfigError } from "./config/config.js";
 import { createLogger } from "./config/logger.js";
 import { loadRunnerConfig } from "./config/runner-config.js";
+import { openRunnerSandboxOrExit } from "./runs/runner/open-sandbox.js";
 import { startRemoteRunner } from "./runs/runner/remote-runner.js";
 
 /**
@@ -31,7 +32,9 @@ export function runRunnerProcess(env: Record<string, string | undefined>): void 
   }
   // The transport holds the token; no child process is to find it in the environment.
   delete process.env.SERVICE_RUNNER_TOKEN;
-  const runner = startRemoteRunner(config, log, () => {
+  // A runner host holds no data directory of the service: nothing of the house to hide but its own environment.
+  const sandbox = openRunnerSandboxOrExit(config.sandbox, [], log);
+  const runner = startRemoteRunner(config, log, sandbox, () => {
     log.error("runner token refused (revoked, rotated or unknown): this runner stopped; its runs are reclaimed when their leases lapse");
     process.stderr.write("runner stopped: the service refused its token (revoked, rotated or unknown)\n");
     process.exit(3);

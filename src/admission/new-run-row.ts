@@ -41,5 +41,8 @@ export function newRunRow(request: LaunchRequest, id: string, orgId: string, now
     updated_at: now,
     started_at: null,
     finished_at: null,
+    question: null,
+    answer: null,
+    summary: null,
   };
 }

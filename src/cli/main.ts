@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { printable } from "../core/names.js";
 import { CommanderError } from "commander";
 import { ApiRefusal, UsageError } from "./api.js";
 import { buildProgram } from "./program.js";
@@ -15,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof ApiRefusal) {
-      process.stderr.write(`remote: ${err.error}: ${err.detail}${err.status ? ` (HTTP ${err.status})` : ""}\n`);
+      process.stderr.write(`remote: ${printable(`${err.error}: ${err.detail}`)}${err.status ? ` (HTTP ${err.status})` : ""}\n`);
       return 1;
     }
     throw err;

@@ -1,14 +1,15 @@
+import { printable } from "../core/names.js";
 export interface Column<T> {
   header: string;
   get: (row: T) => unknown;
 }
 
-/** Control characters from the API are shown as `?`, so no value can steer the terminal. */
+/** Control, bidi and other format characters from the API are shown as `?`, so no value can steer the terminal or read reversed. */
 export function cell(v: unknown): string {
   if (v === null || v === undefined) return "-";
   const flat = Array.isArray(v) && v.every((x) => typeof x !== "object");
   const text = flat ? v.join(",") : typeof v === "object" ? JSON.stringify(v) : String(v);
-  return text.replace(/\p{Cc}/gu, "?");
+  return printable(text);
 }
 
 export function table<T>(rows: T[], columns: Column<T>[]): string {

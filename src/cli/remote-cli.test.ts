@@ -244,6 +244,23 @@ describe("the remote CLI against the service", () => {
     expect((await as(seed.outsider.token)(["runs", "logs", run])).stderr).toContain("not_found");
   });
 
+  it("shows the question a run waits on and answers it", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr" })).body.id;
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    const question = { text: "Which branch?", choices: ["main", "next"] };
+    await t.services.runQueue.finish(claim, { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question });
+    const member = as(seed.member.token);
+    expect((await member(["runs", "show", run])).stdout).toMatch(/question\s+\{"text":"Which branch\?","choices":\["main","next"\]\}/);
+    const wrong = await member(["runs", "answer", run, "develop"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("the answer must be one of: main, next");
+    const answered = await member(["runs", "answer", run, "next"]);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toMatch(/answer\s+next/);
+    expect((await member(["runs", "answer", run, "main"])).stderr).toContain("the run is not waiting for an answer");
+  });
+
   it("shows an org's usage and a team's credential ledger for a month", async () => {
     const usage = await as(seed.orgAdmin.token)(["usage", seed.org.id]);
     expect(usage.code).toBe(0);

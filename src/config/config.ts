@@ -37,6 +37,8 @@ export interface Config {
   /** `inprocess` runs bots inside the API process; `none` leaves runs to runner processes. */
   runner: "inprocess" | "none";
   runnerConcurrency: number;
+  /** How each attempt's bot is isolated (SERVICE_RUNNER_SANDBOX, SERVICE_RUNNER_USER): see docs/security-model.md. */
+  runnerSandbox: RunnerSandboxSettings;
   /** A runner's claim lapses this long after its last heartbeat; the reclaim then marks the run RUNNER_LOST. */
   runnerLeaseMs: number;
   botsFile: string;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
+    runnerSandbox: runnerSandboxOf(env, problems),
     runnerLeaseMs: read.duration("SERVICE_RUNNER_LEASE", 60_000),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
@@ -200,6 +203,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push("SERVICE_HTTP_REQUEST_TIMEOUT: must not be shorter than SERVICE_HTTP_HEADERS_TIMEOUT");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** How a runner isolates each attempt's bot; every process that runs bots reads it the same way. */
+export interface RunnerSandboxSettings {
+  /** `auto` picks the strongest isolation the machine offers. */
+  mode: "auto" | "bwrap" | "user" | "none";
+  /** The unprivileged user bots run as when the runner runs as root (name, uid or uid:gid). */
+  user: string;
+}
+
+/** `SERVICE_RUNNER_SANDBOX=auto|bwrap|user|none` (auto) and `SERVICE_RUNNER_USER` (nobody). */
+export function runnerSandboxOf(env: Env, problems: string[]): RunnerSandboxSettings {
+  const read = new Reader(env, problems);
+  const user = read.string("SERVICE_RUNNER_USER", "nobody");
+  if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}$|^\d+(:\d+)?$/.test(user)) problems.push("SERVICE_RUNNER_USER: a user name, a uid or uid:gid");
+  return { mode: read.oneOf("SERVICE_RUNNER_SANDBOX", ["auto", "bwrap", "user", "none"] as const, "auto"), user };
 }
 
 /** CIDRs, comma- or space-separated: a self-hosted forge on a private network is allowed here, never by default. */

@@ -27,6 +27,7 @@ export function repoBotView(r: RepoBotRow, webhookId: string | null) {
     hook_url: r.hook_url,
     gate_context: r.gate_context,
     auto_fix_on_gate_failure: r.auto_fix_on_gate_failure === 1,
+    review_after_gate: r.review_after_gate === 1,
     security_read:
       r.security_secret_id === null
         ? { enabled: false }

@@ -70,12 +70,14 @@ export class ProvisionService {
       hook_url: null,
       gate_context: input.gate_context ?? null,
       auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0,
+      review_after_gate: input.review_after_gate ? 1 : 0,
       created_at: now,
       updated_at: now,
     });
     const extras = {
       ...(input.gate_context !== undefined && { gate_context: input.gate_context }),
       ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
+      ...(input.review_after_gate !== undefined && { review_after_gate: input.review_after_gate ? 1 : 0 }),
     };
     if (Object.keys(extras).length > 0) await f.updateRepoBot(store.db, rb.id, { ...extras, updated_at: now });
     const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input).catch(async (err: unknown) => {
@@ -84,6 +86,8 @@ export class ProvisionService {
       throw err;
     });
 
+    // Deliveries read the gate settings with their webhook.
+    if (Object.keys(extras).length > 0) this.deps.changes.publish({ kind: "webhook", id: webhookId });
     const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);
     const hookWritten = rb.hook_id !== null && rb.hook_url === address ? false : await this.writeHookOnce(p, team, conn, rb, webhookId, address);
     const tokenWritten =

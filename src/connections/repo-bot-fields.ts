@@ -9,6 +9,8 @@ export interface RepoBotInput {
   launch_vars?: Record<string, string>;
   overlap?: string;
   auto_fix_on_gate_failure?: boolean;
+  /** The review launches when the gate passes on the head instead of on open and push (default false). */
+  review_after_gate?: boolean;
   hold_labels?: string[];
   label_allowlist?: string[];
   gate_context?: string;

@@ -5,13 +5,18 @@ export const COOKIE = "console_token";
 /** A signed-in console session lasts at most this long in the browser (the token's own expiry still applies). */
 const MAX_AGE_S = 12 * 3600;
 
+/** The console token from the cookie, as @fastify/cookie parsed it (a malformed header or escape is no token, never a throw). */
 export function tokenOf(req: FastifyRequest): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return decodeURIComponent(value.join("="));
-  }
-  return undefined;
+  const token = req.cookies?.[COOKIE];
+  return token === undefined || token === "" ? undefined : token;
 }
+
+/**
+ * The console's page headers: no script, style, frame, form target or connection but its own
+ * (no inline script or style anywhere), never framed.
+ */
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 export function setToken(reply: FastifyReply, token: string, secure: boolean): void {
   reply.header(

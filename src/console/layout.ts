@@ -41,5 +41,5 @@ export function bar(label: string, used: number, cap: number, unit: (n: number) 
   if (cap <= 0) return html`<p><strong>${label}</strong>: ${unit(used)} <span class="muted">(no cap)</span></p>`;
   const pct = Math.min(100, Math.round((used / cap) * 100));
   return html`<p><strong>${label}</strong>: ${unit(used)} of ${unit(cap)} (${pct} %)</p>
-<div class="bar${used >= cap ? " over" : ""}" role="meter" aria-label="${label}" aria-valuemin="0" aria-valuemax="${cap}" aria-valuenow="${used}"><span style="width: ${pct}%"></span></div>`;
+<div class="bar${used >= cap ? " over" : ""}" role="meter" aria-label="${label}" aria-valuemin="0" aria-valuemax="${cap}" aria-valuenow="${used}"><span class="w${pct}"></span></div>`;
 }

@@ -76,6 +76,7 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
     title: `Run ${r.id}`,
     body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
 <p class="muted">${links.flatMap((l, i) => (i === 0 ? [l] : [html` · `, l]))}</p>
+${r.waiting_for_answer && r.question ? questionForm(r.id, r.question) : ""}
 <h2>Output</h2>${output}
 <p id="run-live" class="muted" aria-live="polite">${live ? "Reload the page to see more, or allow scripts to follow it live." : ""}</p>
 <pre id="run-log" class="log" tabindex="0" data-live="${live ? "true" : "false"}" data-stream="/console/runs/${r.id}/stream">${log?.text ?? ""}</pre>
@@ -83,6 +84,16 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
 <h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
 <script src="/console/run.js" defer></script>`,
   };
+}
+
+/** The question a run waits on, with a form that answers it (the run resumes through the gate). */
+function questionForm(runId: string, q: { text: string; choices?: string[] }): ReturnType<typeof html> {
+  const input = q.choices
+    ? html`<select name="answer" required>${q.choices.map((c) => html`<option value="${c}">${c}</option>`)}</select>`
+    : html`<textarea name="answer" rows="3" maxlength="4000" required></textarea>`;
+  return html`<section class="question" aria-labelledby="question-h"><h2 id="question-h">The bot asks</h2>
+<p>${q.text}</p>
+<form method="post" action="/console/runs/${runId}/answer"><label>Answer ${input}</label><p><button type="submit">Answer and resume</button></p></form></section>`;
 }
 
 /** An org's month against its caps. */

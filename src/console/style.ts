@@ -1,3 +1,6 @@
+/** A usage bar's fill in whole percents: a class each, as the page's policy allows no inline style. */
+const BAR_WIDTHS = Array.from({ length: 101 }, (_, i) => `.bar > span.w${i} { width: ${i}%; }`).join("\n");
+
 /** The console's one stylesheet: system fonts, AA contrast, status colours with text beside them. */
 export const CONSOLE_CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --accent: #0a58ca; }
@@ -26,5 +29,8 @@ button { background: var(--accent); color: #fff; border: 0; border-radius: .3rem
 .bar.over > span { background: #cf222e; }
 .error { color: #82071e; }
 code { font-size: .9em; }
+.question { border: 2px solid #bf8700; border-radius: .4rem; padding: .2rem 1rem; margin: 1rem 0; background: #fff8c5; }
+textarea { font: inherit; padding: .3rem .5rem; width: 100%; max-width: 40rem; }
 pre.log { background: #f6f8fa; border: 1px solid var(--line); padding: .6rem; max-height: 36rem; overflow: auto; white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
+${BAR_WIDTHS}
 `;

@@ -77,6 +77,8 @@ describe("forge_a: GitLab through gitbeaker, against a fake GitLab", () => {
         authorLogin: "maria",
         labels: ["backend"],
         updatedAt: WORLD.updatedAt,
+        webUrl: "https://gitlab.test/acme/widgets/-/merge_requests/7",
+        title: "Faster sprockets",
       },
     });
     expect(sent()).toEqual([["GET", "/api/v4/projects/acme%2Fwidgets/merge_requests/7"]]);

@@ -1,4 +1,5 @@
 import {
+  Commits,
   IssueDiscussions,
   IssueNoteAwardEmojis,
   IssueNotes,
@@ -24,6 +25,7 @@ const API = "/api/v4";
 
 const User = Type.Object({ username: Type.String(), id: Type.Number() });
 const Member = Type.Object({ access_level: Type.Number(), state: Type.Optional(Type.String()) });
+const MergeRequestOfCommit = Type.Object({ iid: Type.Number(), state: Type.String(), sha: Type.Optional(Type.String()) });
 const MergeRequest = Type.Object({
   state: Type.String(),
   title: Type.String(),
@@ -39,6 +41,7 @@ const MergeRequest = Type.Object({
   labels: Type.Array(Type.Union([Type.String(), Type.Object({ name: Type.String() })])),
   updated_at: Type.String(),
   references: Type.Optional(Type.Object({ full: Type.Optional(Type.String()) })),
+  web_url: Type.Optional(Type.String()),
 });
 const Note = Type.Object({ id: AnswerId, body: Type.String(), author: User, created_at: Type.String(), system: Type.Optional(Type.Boolean()) });
 const Discussion = Type.Object({ id: AnswerId, notes: Type.Array(Note) });
@@ -67,6 +70,7 @@ function requesterOn(fetch: typeof globalThis.fetch) {
 
 class GitLabApi implements ForgeApi {
   private readonly members: ProjectMembers;
+  private readonly commits: Commits;
   private readonly users: Users;
   private readonly mergeRequests: MergeRequests;
   private readonly discussions: MergeRequestDiscussions;
@@ -80,6 +84,7 @@ class GitLabApi implements ForgeApi {
     // No token here: the guarded fetch adds it. No gitbeaker timeout or rate limiter: the fetch and the lane own both.
     const options = { host: webRootOf(ctx.apiRoot, API), requesterFn: requesterOn(ctx.fetch), queryTimeout: null, rateLimits: {} };
     this.members = new ProjectMembers(options);
+    this.commits = new Commits(options);
     this.users = new Users(options);
     this.mergeRequests = new MergeRequests(options);
     this.discussions = new MergeRequestDiscussions(options);
@@ -104,6 +109,12 @@ class GitLabApi implements ForgeApi {
     }
   }
 
+  /** GitLab's merge requests of a commit (`GET /projects/:id/repository/commits/:sha/merge_requests`). */
+  async pullForCommit(repo: string, sha: string): Promise<number | null> {
+    const mrs = parseAnswer(Type.Array(MergeRequestOfCommit), await this.commits.allMergeRequests(repo, sha), "a commit's merge requests");
+    return mrs.find((m) => m.state === "opened" && (m.sha === undefined || m.sha === sha))?.iid ?? null;
+  }
+
   async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
     const mr = parseAnswer(MergeRequest, await this.mergeRequests.show(repo, number), "a merge request");
     const samePath = mr.references?.full?.replace(/!\d+$/, "") ?? repo;
@@ -122,6 +133,8 @@ class GitLabApi implements ForgeApi {
       authorLogin: mr.author.username,
       labels: mr.labels.map((l) => (typeof l === "string" ? l : l.name)),
       updatedAt: mr.updated_at,
+      ...(mr.web_url !== undefined && { webUrl: mr.web_url }),
+      title: mr.title,
     };
   }
 

@@ -71,6 +71,8 @@ describe("forge_b: GitHub through octokit, against a fake GitHub Enterprise", ()
         authorLogin: "maria",
         labels: ["backend"],
         updatedAt: WORLD.updatedAt,
+        webUrl: "https://github.test/acme/widgets/pull/7",
+        title: "Faster sprockets",
       },
     });
     expect(only().path).toBe("/api/v3/repos/acme/widgets/pulls/7");

@@ -28,7 +28,10 @@ const Pull = Type.Object({
   head: Type.Object({ sha: Type.String(), ref: Type.String(), repo: Type.Union([RepoRef, Type.Null()]) }),
   base: Type.Object({ ref: Type.String(), repo: RepoRef }),
   updated_at: Type.String(),
+  html_url: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
 });
+const PullOfCommit = Type.Object({ number: Type.Number(), state: Type.String(), head: Type.Object({ sha: Type.String() }) });
 const ReviewComment = Type.Object({
   id: AnswerId,
   in_reply_to_id: Type.Optional(AnswerId),
@@ -71,6 +74,14 @@ class GitHubApi implements ForgeApi {
     return byRole !== "none" ? byRole : roleFromPermissionName(p.permission);
   }
 
+  /** GitHub's pulls of a commit: open ones only while the commit is not on the default branch. */
+  async pullForCommit(repo: string, sha: string): Promise<number | null> {
+    const { owner, name } = ownerAndName(repo);
+    const res = await this.run(() => this.octokit.rest.repos.listPullRequestsAssociatedWithCommit({ owner, repo: name, commit_sha: sha, per_page: 100 }));
+    const pulls = parseAnswer(Type.Array(PullOfCommit), res.data, "a commit's pull requests");
+    return pulls.find((p) => p.state === "open" && p.head.sha === sha)?.number ?? null;
+  }
+
   async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
     const { owner, name } = ownerAndName(repo);
     const res = await this.run(() => this.octokit.rest.pulls.get({ owner, repo: name, pull_number: number }));
@@ -89,6 +100,8 @@ class GitHubApi implements ForgeApi {
       authorLogin: pr.user.login,
       labels: pr.labels.map((l) => l.name),
       updatedAt: pr.updated_at,
+      ...(pr.html_url !== undefined && { webUrl: pr.html_url }),
+      ...(pr.title !== undefined && { title: pr.title }),
     };
   }
 

@@ -80,6 +80,8 @@ describe("forge_c: Forgejo through gitea-js, against a fake Forgejo", () => {
         authorLogin: "maria",
         labels: ["backend"],
         updatedAt: WORLD.updatedAt,
+        webUrl: "https://forgejo.test/acme/widgets/pulls/7",
+        title: "Faster sprockets",
       },
     });
     expect(only().path).toBe("/api/v1/repos/acme/widgets/pulls/7");

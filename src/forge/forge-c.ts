@@ -29,7 +29,9 @@ const Pull = Type.Object({
   head: Branch,
   base: Type.Object({ ref: Type.String(), repo: RepoRef }),
   updated_at: Type.String(),
+  html_url: Type.Optional(Type.String()),
 });
+const PullOfCommit = Type.Object({ number: Type.Number(), state: Type.String(), head: Type.Object({ sha: Type.String() }) });
 const Created = Type.Object({ id: AnswerId });
 const Review = Type.Object({ user: Type.Optional(Type.Union([User, Type.Null()])), body: Type.Optional(Type.String()), state: Type.Optional(Type.String()) });
 
@@ -53,6 +55,19 @@ class ForgejoApi implements ForgeApi {
     return roleFromPermissionName(parseAnswer(Permission, res.data, "a collaborator's permission").permission);
   }
 
+  /** Forgejo's pull request of a commit (`GET /repos/{owner}/{repo}/commits/{sha}/pull`): 404 when there is none. */
+  async pullForCommit(repo: string, sha: string): Promise<number | null> {
+    const { owner, name } = ownerAndName(repo);
+    try {
+      const res = await this.gitea.repos.repoGetCommitPullRequest(seg(owner), seg(name), seg(sha));
+      const pr = parseAnswer(PullOfCommit, res.data, "a commit's pull request");
+      return pr.state === "open" && pr.head.sha === sha ? pr.number : null;
+    } catch (err) {
+      if (err instanceof Response && err.status === 404) return null;
+      throw err;
+    }
+  }
+
   async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
     const { owner, name } = ownerAndName(repo);
     const res = await this.gitea.repos.repoGetPullRequest(seg(owner), seg(name), number);
@@ -73,6 +88,8 @@ class ForgejoApi implements ForgeApi {
       authorLogin: pr.user.login,
       labels: (pr.labels ?? []).map((l) => l.name),
       updatedAt: pr.updated_at,
+      ...(pr.html_url !== undefined && { webUrl: pr.html_url }),
+      title: pr.title,
     };
   }
 

@@ -51,6 +51,9 @@ export interface PullRequestFacts {
   authorLogin: string;
   labels: string[];
   updatedAt: string;
+  /** Its page on the forge, when the forge said. */
+  webUrl?: string;
+  title?: string;
 }
 
 export interface ThreadComment {
@@ -104,6 +107,8 @@ export interface ForgeClient {
   /** "none" when the login has no role on the repository. Cached for a few seconds. */
   permissionOf(repo: string, login: string): Promise<ForgeResult<ForgeRole | "none">>;
   pullRequest(repo: string, number: number): Promise<ForgeResult<PullRequestFacts>>;
+  /** The open pull request (merge request) whose head is `sha`, or null when there is none. */
+  pullForCommit(repo: string, sha: string): Promise<ForgeResult<number | null>>;
   /** The newest non-empty review by one of `authors` (compared without case), or null when there is none. */
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>>;
   /** Null where the forge has no review-thread lane (forge_c: SPEC gives conversational replies to forge_b). */
@@ -120,6 +125,7 @@ export interface ForgeClient {
 export interface ForgeApi {
   permissionOf(repo: string, login: string): Promise<ForgeRole | "none">;
   pullRequest(repo: string, number: number): Promise<PullRequestFacts>;
+  pullForCommit(repo: string, sha: string): Promise<number | null>;
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ReviewFacts | null>;
   reviewThread: ((repo: string, number: number, threadId: string) => Promise<ThreadFacts>) | null;
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<{ id: string }>;

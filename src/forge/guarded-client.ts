@@ -70,6 +70,14 @@ export class GuardedForgeClient implements ForgeClient {
     });
   }
 
+  pullForCommit(repo: string, sha: string): Promise<ForgeResult<number | null>> {
+    return this.call(async () => {
+      checkRepo(repo);
+      checkId(sha);
+      return this.parts.api.pullForCommit(repo, sha);
+    });
+  }
+
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>> {
     return this.call(async () => {
       checkRepo(repo);

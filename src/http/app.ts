@@ -13,6 +13,7 @@ import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { validatorCompiler } from "./validator.js";
+import fastifyCookie from "@fastify/cookie";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -80,6 +81,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       },
       security: [{ bearer: [] }],
     },
+  });
+
+  // Cookies (the console's session) parsed by the library: a malformed header is no cookie, never a 500.
+  await app.register(fastifyCookie);
+  // Every answer: never sniffed into another type, and a Referer (and Origin) sent only to the service itself.
+  app.addHook("onRequest", async (_req, reply) => {
+    reply.header("x-content-type-options", "nosniff").header("referrer-policy", "same-origin");
   });
 
   const observe = options.onRoute;

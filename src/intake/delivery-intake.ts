@@ -15,7 +15,9 @@ import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { acceptedPrevious, matchWebhookToken } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./pipeline/check-delivery-token.js";
-import { invalidHttpStatus } from "./pipeline/delivery-decision.js";
+import { filtered, invalidHttpStatus, type FinalDecision } from "./pipeline/delivery-decision.js";
+import { bumpGateStreak, readGateStreak, resetGateStreak } from "../store/gate-streaks.js";
+import type { DeliveryContext } from "./pipeline/delivery-context.js";
 import { evaluateDelivery } from "./pipeline/evaluate-delivery.js";
 import type { ForgeStep } from "./lanes/forge/forge-step.js";
 import type { OverlapStep } from "./pipeline/overlap.js";
@@ -176,9 +178,10 @@ export class DeliveryIntake {
       return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }));
     }
     const evaluated = await this.evaluate(provider, target, req, auth, now);
-    const row = evaluated.row;
+    const { row } = evaluated;
+    const held = await this.holdGateFixes(config, evaluated.decision);
     // A redelivery that asked for a fresh key: its launches are keyed apart from the original's.
-    const decision = req.keySalt === undefined ? evaluated.decision : withFreshKeys(evaluated.decision, req.keySalt);
+    const decision = req.keySalt === undefined ? held : withFreshKeys(held, req.keySalt);
     payloadSha256 = row.payload_sha256 ?? undefined;
     switch (decision.kind) {
       case "filtered": {
@@ -230,6 +233,9 @@ export class DeliveryIntake {
           if (result.kind === "refused") return refuse(result.refusal);
           if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
           if (result.kind === "launched" && config.board_mode === "track") await this.deps.cards.track(config, plan, result.runId);
+          if (result.kind === "launched" && plan.gateFix) {
+            await bumpGateStreak(this.deps.store.db, { webhookId: config.id, subjectId: plan.subjectId, gate: plan.gateFix.gate }, now);
+          }
           results.push(result);
         }
         return { kind: "launch", results };
@@ -253,20 +259,53 @@ export class DeliveryIntake {
     req.rawBody = NO_BODY;
     if (body.ok && body.byPrevious) this.deps.metrics.webhookPreviousSecretAccepted.inc({ provider });
     const isKnownBot = await this.knownBots(config, owner.orgId);
+    const context: DeliveryContext = {
+      botLogins: target.botLogins,
+      syncDebounceMs: this.deps.syncDebounceMs,
+      isKnownBot,
+      ...(target.gate && { gate: target.gate }),
+    };
     const evaluated = evaluateDelivery({
       config,
       headers: req.headers,
       body,
-      context: {
-        botLogins: target.botLogins,
-        syncDebounceMs: this.deps.syncDebounceMs,
-        isKnownBot,
-      },
+      context,
     });
     const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
     const asked = evaluated.decision;
-    const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check) : asked);
+    const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check, context) : asked);
     return { row, decision };
+  }
+
+  /**
+   * The gate lanes' run of fixes on a pull request: a pass ends it; a fix beyond the limit in a
+   * row is filtered, and one within it is told its place (gate_fix_attempt, gate_fix_limit, and
+   * gate_fix_last on the last one, so the bot can say on the pull request that it stops there).
+   */
+  private async holdGateFixes(config: WebhookConfig, decision: FinalDecision): Promise<FinalDecision> {
+    const db = this.deps.store.db;
+    const key = (subjectId: string, gate: string) => ({ webhookId: config.id, subjectId, gate });
+    if (decision.kind === "filtered" && decision.gatePassed) await resetGateStreak(db, key(decision.gatePassed.subjectId, decision.gatePassed.gate));
+    if (decision.kind !== "launch") return decision;
+    const launches: LaunchPlan[] = [];
+    for (const plan of decision.launches) {
+      if (plan.gatePassed) await resetGateStreak(db, key(plan.subjectId, plan.gatePassed));
+      if (!plan.gateFix) {
+        launches.push(plan);
+        continue;
+      }
+      const { gate, limit } = plan.gateFix;
+      const done = await readGateStreak(db, key(plan.subjectId, gate));
+      if (done >= limit) {
+        return filtered(
+          `gate ${gate} failed again after ${done} automatic fixes in a row on this pull request: no more until the gate passes on it (auto-fix limit ${limit})`,
+        );
+      }
+      const attempt = done + 1;
+      const told = { gate_fix_attempt: String(attempt), gate_fix_limit: String(limit), ...(attempt === limit && { gate_fix_last: "true" }) };
+      launches.push({ ...plan, vars: { ...plan.vars, ...told } });
+    }
+    return { kind: "launch", launches };
   }
 
   /** Token mode's proof: the current token, else the previous one inside its window (counted). */

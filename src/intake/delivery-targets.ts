@@ -9,6 +9,7 @@ import { loadDeliveryTarget, type DeliveryOwner } from "../store/delivery-target
 import type { Store } from "../store/store.js";
 import type { StoredWebhookSecrets, WebhookConfig } from "../webhooks/webhook-config.js";
 import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";
+import type { GateSettings } from "./pipeline/delivery-context.js";
 import { type BoardMode, effectiveBoardMode } from "../tenancy/board-mode.js";
 import { acceptedPrevious, openWebhookSecret } from "../webhooks/webhook-token.js";
 
@@ -28,6 +29,8 @@ export interface DeliveryTarget {
   botLogins: readonly string[];
   /** `noLimitApplies` for the owner as read: a launch may try the ledger's one commit first. */
   ungated: boolean;
+  /** A provisioned repository's CI gate, when it names one. */
+  gate: GateSettings | undefined;
 }
 
 /** Enough for every webhook of a large deployment; past it the oldest entries go first. */
@@ -78,7 +81,7 @@ export class DeliveryTargets {
     const connectionLogins = connectionBotLogins(loaded.connection);
     const botLogins = connectionLogins.length > 0 ? [...this.deps.botLogins, ...connectionLogins] : this.deps.botLogins;
     const ungated = noLimitApplies(owner.org, owner.team, this.deps.limitDefaults);
-    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, previousHmacSecret, botLogins, ungated };
+    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, previousHmacSecret, botLogins, ungated, gate: loaded.gate };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);

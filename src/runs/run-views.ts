@@ -3,6 +3,7 @@ import type { AttemptCredentialRow } from "../store/attempt-credentials.js";
 import type { RunRow, listAttempts, sumRunUsage } from "../store/runs.js";
 import { parseVars } from "./runs.js";
 import { iso } from "../core/iso.js";
+import type { BotQuestion } from "./runner/bot-output.js";
 
 /** API shape of a run: snake_case, ISO timestamps. */
 export function runView(r: RunRow) {
@@ -31,12 +32,28 @@ export function runView(r: RunRow) {
     dead_lettered_at: iso(r.dead_lettered_at),
     dead_letter_reason: r.dead_letter_reason,
     cancel_requested: r.cancel_requested === 1,
+    summary: r.summary,
+    /** What the bot last asked; the run waits for an answer while `waiting_for_answer`. */
+    question: questionOf(r) ?? null,
+    answer: r.answer,
+    waiting_for_answer: r.status === "failed_resumable" && r.failure_code === "QUESTION" && r.question !== null,
     created_at: iso(r.created_at),
     queued_at: iso(r.queued_at),
     started_at: iso(r.started_at),
     finished_at: iso(r.finished_at),
     updated_at: iso(r.updated_at),
   };
+}
+
+/** The question the run's bot last asked, if any. */
+export function questionOf(r: Pick<RunRow, "question">): BotQuestion | undefined {
+  if (!r.question) return undefined;
+  try {
+    const q = JSON.parse(r.question) as BotQuestion;
+    return typeof q?.text === "string" ? q : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function runDetailView(

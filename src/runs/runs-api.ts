@@ -1,6 +1,8 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
-import { conflict, invalid } from "../core/errors.js";
+import { conflict, invalid, notFound } from "../core/errors.js";
+import { findForgeConnectionOfTeam } from "../store/forge-connections.js";
+import { checkLine } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { countDeadLetters, discardDeadLetter, listDeadLetters, republishRun } from "../store/run-retries.js";
@@ -12,7 +14,7 @@ import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";
 import { varMap } from "../webhooks/field-parsers.js";
 import { nulField, nulMessage } from "./nul-field.js";
-import { runDetailView, runView } from "./run-views.js";
+import { questionOf, runDetailView, runView } from "./run-views.js";
 import { visibleRun } from "./visible-run.js";
 
 /** Which bot ids an org may launch: the shape of the bot catalog's check, which the runner's bots file also offers. */
@@ -43,8 +45,16 @@ export class RunsApi {
     const { team } = await this.deps.access.team(p, input.team_id, "member");
     const nul = nulField({ bot: input.bot, repo_url: input.repo_url, repo_ref: input.repo_ref, project_path: input.project_path });
     if (nul) throw invalid(nul, nulMessage(nul));
+    for (const field of ["repo_url", "repo_ref", "project_path"] as const) {
+      const value = input[field];
+      if (value !== undefined) checkLine(value, field);
+    }
     const vars = varMap(input.vars ?? {}, "vars");
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
+    // A connection of another team, or none at all, is not found, as any other foreign id is.
+    if (input.connection_id !== undefined && !(await findForgeConnectionOfTeam(this.deps.store.db, input.team_id, input.connection_id))) {
+      throw notFound("connection");
+    }
     const result = await this.deps.launcher.launch({
       teamId: input.team_id,
       botId: input.bot,
@@ -76,6 +86,26 @@ export class RunsApi {
     await this.visibleRun(p, runId, "member");
     const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin);
     return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
+  }
+
+  /**
+   * A person's answer to the question the run waits on: kept for the next attempt (BOT_ANSWER
+   * and stdin) and the run resumed through the gate, in one transaction, so a refused resume
+   * keeps no answer. A run that waits for no answer is 409; an answer outside the question's
+   * choices is 400.
+   */
+  async answer(p: Principal, runId: string, answer: string): Promise<ApiLaunchResult> {
+    const run = await this.visibleRun(p, runId, "member");
+    if (answer.includes("\u0000")) throw invalid("answer", nulMessage("answer"));
+    const question = questionOf(run);
+    if (!question || run.status !== "failed_resumable" || run.failure_code !== "QUESTION") throw conflict("the run is not waiting for an answer");
+    if (question.choices && !question.choices.includes(answer)) throw invalid("answer", `the answer must be one of: ${question.choices.join(", ")}`);
+    const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin, {
+      within: async (tx) => {
+        if (!(await q.answerQuestion(tx, runId, answer, this.deps.clock.now()))) throw conflict("the run is not waiting for an answer");
+      },
+    });
+    return result.kind === "launched" ? { kind: "launched", run: runView((await q.findRun(this.deps.store.db, runId)) ?? result.run) } : result;
   }
 
   async cancel(p: Principal, runId: string) {

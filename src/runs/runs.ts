@@ -5,6 +5,7 @@ import type { Metering, UsageReport } from "../metering/metering.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as q from "../store/runs.js";
 import type { UsageWindow } from "./runner/usage-line.js";
+import type { BotQuestion } from "./runner/bot-output.js";
 import type { Db, Store } from "../store/store.js";
 import type { PoolScope } from "../store/runner-tokens.js";
 import { armRetry, countDeadLetters, deadLetter, retryLayersOf } from "../store/run-retries.js";
@@ -23,10 +24,15 @@ export type AttemptClaim = Pick<ClaimedRun, "claimToken" | "attempt"> & { run: P
 
 export const PLATFORM_POOL: PoolScope = { pool: "platform" };
 
-export type RunOutcome =
+/**
+ * How an attempt ended. `summary` is the bot's one-line account; `question` what it stopped to
+ * ask (a failed_resumable QUESTION: the run waits for a person's answer).
+ */
+export type RunOutcome = (
   | { status: "succeeded" }
-  | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string; usageWindow?: UsageWindow }
-  | { status: "cancelled" };
+  | { status: "failed" | "failed_resumable"; failureCode: string; detail?: string; usageWindow?: UsageWindow; question?: BotQuestion }
+  | { status: "cancelled" }
+) & { summary?: string };
 
 /** A run whose runner is lost this often (it may be what kills them) is parked on the dead-letter queue. */
 const POISON_RUNNER_LOSSES = 3;
@@ -86,7 +92,9 @@ export class Runs {
     const detail = "detail" in outcome ? (outcome.detail ?? null) : null;
     const window = "usageWindow" in outcome ? outcome.usageWindow : undefined;
     const { row, plan } = await this.deps.store.tx(async (tx) => {
-      const row = await q.finishClaimedRun(tx, claim.run.id, claim.claimToken, { status: outcome.status, failureCode, detail, now });
+      const question = "question" in outcome && outcome.question ? JSON.stringify(outcome.question) : null;
+      const end = { status: outcome.status, failureCode, detail, question, summary: outcome.summary ?? null, now };
+      const row = await q.finishClaimedRun(tx, claim.run.id, claim.claimToken, end);
       return { row, plan: row && window ? await this.planRetry(tx, row, window, now) : undefined };
     });
     if (row) this.deps.metrics.runsFinished.inc({ status: outcome.status });

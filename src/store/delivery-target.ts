@@ -26,6 +26,9 @@ interface OwnerColumns {
   c_provider: string | null;
   c_auth: string | null;
   c_login: string | null;
+  r_gate: string | null;
+  r_auto_fix: number | null;
+  r_review_after: number | null;
 }
 
 const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
@@ -34,7 +37,8 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
      "teams"."status" as "t_status", "teams"."max_concurrent_runs" as "t_max_concurrent", "teams"."launch_rate_per_min" as "t_launch_rate",
      "teams"."board_mode" as "t_board",
      "forge_connections"."provider" as "c_provider",
-     "forge_connections"."auth" as "c_auth", "forge_connections"."bot_login" as "c_login"
+     "forge_connections"."auth" as "c_auth", "forge_connections"."bot_login" as "c_login",
+     "repo_bots"."gate_context" as "r_gate", "repo_bots"."auto_fix_on_gate_failure" as "r_auto_fix", "repo_bots"."review_after_gate" as "r_review_after"
    from "webhooks" inner join "teams" on "teams"."id" = "webhooks"."tenant_id" inner join "orgs" on "orgs"."id" = "teams"."org_id"
      left join "repo_bots" on "repo_bots"."id" = "webhooks"."provisioned_by"
      left join "forge_connections" on "forge_connections"."id" = "repo_bots"."connection_id"
@@ -45,7 +49,24 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;
-  const { o_id, o_status, o_calls, o_cost_cap, o_run_quota, t_status, t_max_concurrent, t_launch_rate, t_board, c_provider, c_auth, c_login, ...webhook } = row;
+  const {
+    o_id,
+    o_status,
+    o_calls,
+    o_cost_cap,
+    o_run_quota,
+    t_status,
+    t_max_concurrent,
+    t_launch_rate,
+    t_board,
+    c_provider,
+    c_auth,
+    c_login,
+    r_gate,
+    r_auto_fix,
+    r_review_after,
+    ...webhook
+  } = row;
   const owner: DeliveryOwner = {
     orgId: o_id,
     orgMonthlyWebhookCalls: Number(o_calls),
@@ -53,5 +74,7 @@ export async function loadDeliveryTarget(db: Db, webhookId: string) {
     team: { status: t_status, maxConcurrentRuns: Number(t_max_concurrent), launchRatePerMin: Number(t_launch_rate), boardMode: t_board },
   };
   const connection = c_provider !== null && c_auth !== null && c_login !== null ? { provider: c_provider, auth: c_auth, botLogin: c_login } : null;
-  return { webhook: webhook as WebhookRow, owner, connection };
+  // A provisioned repository's CI gate, when it names one.
+  const gate = r_gate ? { context: r_gate, autoFix: Number(r_auto_fix) === 1, reviewAfterGate: Number(r_review_after) === 1 } : undefined;
+  return { webhook: webhook as WebhookRow, owner, connection, gate };
 }

@@ -47,6 +47,9 @@ const insertRunRow = compiledInsert<Insertable<RunsTable>>("runs", {
   updated_at: null,
   started_at: null,
   finished_at: null,
+  question: null,
+  answer: null,
+  summary: null,
 });
 
 /** Publishes a run: the runs table is the queue. */
@@ -107,6 +110,18 @@ export function nextAttemptColumns(eb: ExpressionBuilder<Database, "runs">, now:
     dead_lettered_at: null,
     dead_letter_reason: null,
   };
+}
+
+/** Records a person's answer on a run its answer just put back on the queue (in the resume's transaction). */
+export async function answerQuestion(db: Db, runId: string, answer: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable("runs")
+    .set({ answer, updated_at: now })
+    .where("id", "=", runId)
+    .where("status", "=", "queued")
+    .where("question", "is not", null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Puts a failed run back on the queue as its next attempt; false when it is not resumable. */
@@ -185,7 +200,7 @@ export async function finishClaimedRun(
   db: Db,
   runId: string,
   token: string,
-  end: { status: RunStatus; failureCode: string | null; detail: string | null; now: number },
+  end: { status: RunStatus; failureCode: string | null; detail: string | null; question?: string | null; summary?: string | null; now: number },
 ): Promise<RunRow | undefined> {
   const row = await db
     .updateTable("runs")
@@ -193,6 +208,10 @@ export async function finishClaimedRun(
       status: end.status,
       failure_code: end.failureCode,
       failure_detail: end.detail,
+      // The attempt that was handed the answer has ended: a new question (or none) replaces both.
+      question: end.question ?? null,
+      answer: null,
+      summary: end.summary ?? null,
       claim_token: null,
       lease_expires_at: null,
       retry_at: null,

@@ -1,3 +1,4 @@
+import { checkLine, checkText } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
@@ -151,5 +152,5 @@ function text(v: string, field: string, max: number, multiline = false): string 
   const s = multiline ? v : v.trim();
   if ((!multiline && s.length === 0) || s.length > max) throw invalid(field, `${field} must be ${multiline ? 0 : 1}-${max} characters`);
   if (s.includes("\u0000")) throw invalid(field, `${field} contains a NUL character`);
-  return s;
+  return multiline ? checkText(s, field) : checkLine(s, field);
 }

@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import type { Db, Store } from "../store/store.js";
 import type { Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
-import { checkName } from "../core/names.js";
+import { checkLine, checkName } from "../core/names.js";
 import { nulField, nulMessage } from "../runs/nul-field.js";
 import { varMap } from "../webhooks/field-parsers.js";
 import { iso } from "../core/iso.js";
@@ -29,6 +29,10 @@ export async function launchTargetColumns(input: LaunchTargetInput, orgId: strin
     project_path: input.project_path ?? undefined,
   });
   if (nul) throw invalid(nul, nulMessage(nul));
+  for (const field of ["repo_url", "repo_ref", "project_path"] as const) {
+    const value = input[field];
+    if (typeof value === "string") checkLine(value, field);
+  }
   if (input.bot !== undefined && !(await bots.isKnownBot(orgId, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
   return {
     ...(input.name !== undefined && { name: checkName(input.name) }),

@@ -26,6 +26,8 @@ export function storeKinds(): StoreKind[] {
 
 export interface TestStore {
   store: Store;
+  /** The SQLite file's folder, for a store on a file. */
+  dir?: string;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function openTestStore(
     });
     return {
       store,
+      ...(dir && { dir }),
       close: async () => {
         await store.close();
         if (dir) rmSync(dir, { recursive: true, force: true });
@@ -95,10 +98,13 @@ export const TEST_ADMIN_TOKEN = `iap_${"t".repeat(43)}`;
 
 /** The real app on a real store (SQLite on a file, as the service runs it), with a manual clock and a captured log. */
 export async function startTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
-  const { store, close } = await openTestStore(kind, "file");
+  const { store, close, dir } = await openTestStore(kind, "file");
+  // The data directory is the SQLite file's folder, as in the service (a folder of its own on PostgreSQL).
+  const dataDir = dir ?? mkdtempSync(path.join(os.tmpdir(), "data-"));
   const config = loadConfig({
     SERVICE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SERVICE_RUNNER: "none",
+    SERVICE_DATA_DIR: dataDir,
     // The fake forges listen on loopback, which the service refuses unless an operator allows it.
     SERVICE_FORGE_ALLOWED_NETWORKS: "127.0.0.0/8",
     ...env,
@@ -131,6 +137,7 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
     close: async () => {
       await app.close();
       await close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { invalid } from "../core/errors.js";
+import { checkLine, checkText } from "../core/names.js";
 import { nulField, nulMessage } from "../runs/nul-field.js";
 
 /**
@@ -24,6 +25,7 @@ export function text(max: number, pattern?: RegExp, hint?: string): Parser<strin
     if (typeof v !== "string") throw invalid(field, `${field} must be a string`);
     const s = v.trim();
     if (s.length === 0 || s.length > max) throw invalid(field, `${field} must be 1-${max} characters`);
+    checkLine(s, field);
     if (pattern && !pattern.test(s)) throw invalid(field, `${field} ${hint ?? `must match ${pattern.source}`}`);
     return s;
   };
@@ -90,7 +92,7 @@ const varValue: Parser<string> = (v, field) => {
   if (typeof v !== "string") throw invalid(field, `${field} must be a string`);
   if (Buffer.byteLength(v) > MAX_VAR_VALUE_BYTES) throw invalid(field, `${field} is larger than 4 KiB`);
   if (nulField({ [field]: v })) throw invalid(field, nulMessage(field));
-  return v;
+  return checkText(v, field);
 };
 
 /** Run variables: at most 256 keys, env-style names, values up to 4 KiB. */

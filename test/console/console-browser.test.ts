@@ -58,6 +58,11 @@ describe.skipIf(!present)("the console in a real browser", () => {
     const token = (await s.member.api.post("/api/users/me/tokens", { name: "browser" })).body.token;
 
     const page = await browser.newPage();
+    // The console runs under its Content-Security-Policy: nothing on its pages may be blocked by it.
+    const blocked: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+    });
     await page.goto(`${base}/console`);
     await page.getByLabel("Access token").fill(token);
     await page.screenshot({ path: path.join(SHOTS, "1-sign-in.png") });
@@ -80,5 +85,6 @@ describe.skipIf(!present)("the console in a real browser", () => {
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => page.textContent("h1")).toBe("Sign in");
+    expect(blocked).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { printable } from "../../core/names.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { ApiRefusal, enc } from "../api.js";
@@ -13,6 +14,9 @@ const SHOWN = [
   "attempt",
   "failure_code",
   "failure_detail",
+  "summary",
+  "question",
+  "waiting_for_answer",
   "retry_at",
   "created_at",
   "started_at",
@@ -81,13 +85,23 @@ export function registerRuns(program: Command): void {
           const complete = read.headers.get("x-log-complete") === "true";
           if (read.text) {
             if (ctx.out.json) ctx.out.line({ attempt, offset, next_offset: next, complete, text: read.text }, "");
-            else process.stdout.write(terminalSafe(read.text));
+            else process.stdout.write(printable(read.text, true));
           }
           const moved = next > offset;
           offset = next;
           if (complete || (!ctx.opts.follow && !moved)) return;
           if (!moved) await sleep(intervalMs);
         }
+      }),
+    );
+  runs
+    .command("answer")
+    .argument("<run>", "run id")
+    .argument("<answer>", "the answer (one of the question's choices, when it has some)")
+    .description("answer the question a run waits on: the run resumes and its next attempt gets the answer")
+    .action(
+      action(async (ctx, run, answer) => {
+        ctx.out.show(await (await ctx.api()).post(`/api/runs/${enc(run!)}/answer`, { answer }), (r) => fields(r, ["id", "status", "attempt", "answer"]));
       }),
     );
   for (const [verb, what] of [
@@ -104,9 +118,4 @@ export function registerRuns(program: Command): void {
         }),
       );
   }
-}
-
-/** A bot's output may hold terminal escapes: control characters other than newline and tab are shown as `?`. */
-function terminalSafe(text: string): string {
-  return text.replace(/[^\P{Cc}\n\t]/gu, "?");
 }

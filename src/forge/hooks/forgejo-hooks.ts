@@ -13,6 +13,8 @@ export const FORGEJO_HOOK_EVENTS = [
   "issues",
   "issue_label",
   "issue_comment",
+  // Commit statuses: the CI gate (Forgejo 10 and Gitea 1.23 send them).
+  "status",
 ];
 
 const Hook = Type.Object({

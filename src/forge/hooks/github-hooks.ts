@@ -4,8 +4,8 @@ import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
 import type { ForgeHooks, HookDelivery, HookSpec, HookState } from "./forge-hooks.js";
 import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "./hook-http.js";
 
-/** The events forge_b's lanes handle (reviews, commands, review threads, issue labels). */
-export const GITHUB_HOOK_EVENTS = ["pull_request", "issue_comment", "pull_request_review_comment", "issues"];
+/** The events forge_b's lanes handle (reviews, commands, review threads, issue labels, CI gates). */
+export const GITHUB_HOOK_EVENTS = ["pull_request", "issue_comment", "pull_request_review_comment", "issues", "check_run", "check_suite", "status"];
 
 const Hook = Type.Object({
   id: AnswerId,

@@ -150,6 +150,33 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect(page.body).toContain(`${url}"`);
   });
 
+  it("shows the question a run waits on with a form that answers it from the console's own origin", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const runId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    const question = { text: "Deploy <now>?", choices: ["yes", "no"] };
+    await t.services.runQueue.finish(claim, { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question });
+    const token = await memberToken();
+    const shown = await get(`/console/runs/${runId}`, token);
+    expect(shown.body).toContain("<p>Deploy &lt;now&gt;?</p>");
+    expect(shown.body).toContain(`<form method="post" action="/console/runs/${runId}/answer">`);
+    expect(shown.body).toContain('<option value="yes">yes</option>');
+    const answer = (headers: Record<string, string>, payload: string) =>
+      t.app.inject({
+        method: "POST",
+        url: `/console/runs/${runId}/answer`,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `console_token=${encodeURIComponent(token)}`, ...headers },
+        payload,
+      });
+    expect((await answer({ origin: "https://evil.example" }, "answer=yes")).statusCode).toBe(403);
+    expect((await answer({ origin }, "answer=maybe")).statusCode).toBe(400);
+    const ok = await answer({ origin }, "answer=yes");
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe(`/console/runs/${runId}`);
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body).toMatchObject({ status: "queued", answer: "yes" });
+    expect((await answer({ origin }, "answer=no")).statusCode).toBe(409);
+  });
+
   it("shows an org's usage against its caps and the team's ledger, and nothing of another org", async () => {
     await s.admin.patch(`/api/admin/orgs/${s.org.id}`, { monthly_run_quota: 10, monthly_cost_cap_usd: 5 });
     const token = await memberToken();

@@ -5,7 +5,7 @@ import { page } from "../../console/layout.js";
 import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
 import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
-import { clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
+import { CONSOLE_CSP, clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
 import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
@@ -23,7 +23,8 @@ const PASSWORD_CHANGE = "Your password must be changed first: PUT /api/users/me/
 export function registerConsoleRoutes(app: App, s: Services): void {
   const secure = s.config.baseUrl.startsWith("https:");
   const config = { public: true };
-  const noStore = (reply: FastifyReply) => reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8");
+  const noStore = (reply: FastifyReply) =>
+    reply.header("cache-control", "no-store").header("x-frame-options", "DENY").header("content-security-policy", CONSOLE_CSP).type("text/html; charset=utf-8");
 
   const signInPage = (error?: string) =>
     page(
@@ -159,6 +160,26 @@ export function registerConsoleRoutes(app: App, s: Services): void {
         return reply
           .code(STATUS[err.code] ?? 409)
           .send(page("Not sent again", html`<p class="error">${err.message}</p><p><a href="${here}/${delivery_id!}">Back to the delivery</a></p>`, me));
+      }
+    });
+    forms.post("/console/runs/:id/answer", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Answer from the console's own page."));
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      if (!principal || principal.passwordChangeRequired) return reply.code(401).send(signInPage("Your session has ended; sign in again."));
+      const runId = params(req).id!;
+      const answer = String(((req.body ?? {}) as Record<string, string | undefined>).answer ?? "").trim();
+      const me = await s.tenancy.me(principal);
+      try {
+        if (answer.length === 0 || answer.length > 4000) throw new ServiceError("invalid_request", "the answer needs 1 to 4000 characters", "answer");
+        const result = await s.runs.answer(principal, runId, answer);
+        if (result.kind === "denied") return reply.code(result.denial.status).send(page("Not resumed", html`<p class="error">${result.denial.detail}</p>`, me));
+        return reply.redirect(`/console/runs/${encodeURIComponent(runId)}`, 303);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const status = err.code === "conflict" ? 409 : (STATUS[err.code] ?? 400);
+        return reply.code(status).send(page("Not answered", html`<p class="error">${err.message}</p>`, me));
       }
     });
     forms.post("/console/sign-out", { config }, async (req, reply) => {

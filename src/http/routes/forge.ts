@@ -28,6 +28,7 @@ const RepoBotBody = Type.Object(
     launch_vars: Type.Optional(Type.Record(Type.String(), Type.String())),
     overlap: Type.Optional(Type.String({ maxLength: 16 })),
     auto_fix_on_gate_failure: Type.Optional(Type.Boolean()),
+    review_after_gate: Type.Optional(Type.Boolean()),
     hold_labels: Type.Optional(Labels),
     label_allowlist: Type.Optional(Labels),
     gate_context: Type.Optional(Type.String({ maxLength: 200 })),

@@ -28,6 +28,7 @@ const PUBLIC = new Set([
   "GET /console/run.js",
   "GET /console/orgs/:id/usage",
   "POST /console/sign-in",
+  "POST /console/runs/:id/answer",
   "POST /console/sign-out",
   "POST /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
 ]);
@@ -127,6 +128,7 @@ describe("every registered route", () => {
       "POST /api/teams/:id/board/cards/:card_id/move": { column: "done" },
       "POST /api/teams/:id/forge/connections": { provider: "github", base_url: gh.server.url, token: "ghp_b" },
       "PATCH /api/teams/:id/forge/connections/:connection_id": { webhook_base_url: "https://intruder.example" },
+      "POST /api/runs/:id/answer": { answer: "yes" },
       "POST /api/teams/:id/forge/repo-bots": { connection_id: connection, repo: "acme/widgets", webhook_base_url: "https://intruder.example" },
       "POST /api/admin/runners": { name: "x" },
       "POST /api/orgs/:id/runners": { name: "x" },

@@ -28,7 +28,7 @@ function messages(ws: WebSocket) {
     while (!closed) await new Promise<void>((r) => waiters.push(r));
     return closed.code;
   };
-  return { got, until, close };
+  return { got, until, close, send: (text: string) => ws.send(text) };
 }
 
 describe.each(storeKinds())("a run's live view on %s", (kind) => {
@@ -78,6 +78,29 @@ describe.each(storeKinds())("a run's live view on %s", (kind) => {
     expect(await m.close()).toBe(1000);
     expect(m.got.map((x) => x.type)).toEqual(["run", "output", "end"]);
     expect(m.got[2]).toEqual({ type: "end", status: "failed", reason: "ended" });
+  });
+
+  it("stays open while the run waits for an answer, takes the answer as a message and follows the next attempt", async () => {
+    const id = await launch();
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    const question = { text: "Which branch?", choices: ["main", "next"] };
+    await t.services.runQueue.finish(claim, { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question });
+    const m = await open(`/api/runs/${id}/stream`, { authorization: `Bearer ${s.member.token}` });
+    expect((await m.until((x) => x.type === "run")).run).toMatchObject({ status: "failed_resumable", question, waiting_for_answer: true });
+    m.send("not json");
+    expect(await m.until((x) => x.type === "error")).toMatchObject({ error: "invalid_request" });
+    m.send(JSON.stringify({ type: "answer", answer: "other" }));
+    expect(await m.until((x) => x.type === "error" && x.field === "answer")).toMatchObject({ error: "invalid_request", field: "answer" });
+    m.send(JSON.stringify({ type: "answer", answer: "next" }));
+    expect((await m.until((x) => x.type === "answered")).run).toMatchObject({ status: "queued", attempt: 2, answer: "next" });
+    m.send(JSON.stringify({ type: "answer", answer: "main" }));
+    expect(await m.until((x) => x.type === "error" && x.error === "conflict")).toMatchObject({ detail: "the run is not waiting for an answer" });
+    const next = (await t.services.runQueue.claim("w", 60_000))!;
+    expect(next).toMatchObject({ attempt: 2 });
+    await t.services.runLogs.append(id, 2, [{ stream: "stdout", text: "on next\n" }]);
+    expect(await m.until((x) => x.type === "output")).toEqual({ type: "output", attempt: 2, stream: "stdout", text: "on next\n" });
+    await t.services.runQueue.finish(next, { status: "succeeded" });
+    expect(await m.until((x) => x.type === "end")).toEqual({ type: "end", status: "succeeded", reason: "ended" });
   });
 
   it("refuses the handshake without a token (401), and answers another team's member as if the run did not exist", async () => {

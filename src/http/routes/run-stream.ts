@@ -4,7 +4,9 @@ import type { WebSocket } from "ws";
 import { sameOrigin, tokenOf } from "../../console/console-session.js";
 import { followRun } from "../../runs/run-stream.js";
 import type { Principal } from "../../tenancy/access.js";
+import { ServiceError } from "../../core/errors.js";
 import { sendError } from "../error-handler.js";
+import { denialAnswer } from "../send-denial.js";
 import type { App, Services } from "../services.js";
 
 /** A client sends little (an answer); more than this in one message closes the socket. */
@@ -23,6 +25,15 @@ export async function registerRunStreamRoutes(app: App, s: Services): Promise<vo
     const runId = (req.params as { id: string }).id;
     const stop = new AbortController();
     socket.on("close", () => stop.abort());
+    socket.on("message", (data) => {
+      answerOver(principal, runId, String(data)).then(
+        (reply) => socket.send(JSON.stringify(reply)),
+        (err: unknown) => {
+          req.log.warn({ err, runId }, "answer over the run stream failed");
+          socket.send(JSON.stringify({ type: "error", error: "internal", detail: "the answer could not be taken; try again" }));
+        },
+      );
+    });
     followRun({ runs: s.runs, logs: s.runLogs }, principal, runId, (event) => socket.send(JSON.stringify(event)), stop.signal)
       .then(() => socket.close(1000, "run ended"))
       .catch((err: unknown) => {
@@ -33,6 +44,26 @@ export async function registerRunStreamRoutes(app: App, s: Services): Promise<vo
   // A run the caller may not see is 404 at the handshake, as on every run route.
   const visible = async (req: FastifyRequest) => {
     await s.runs.get(req.principal, (req.params as { id: string }).id);
+  };
+  /** `{"type": "answer", "answer": "…"}`, as POST /api/runs/{id}/answer: `answered` with the run, or `error` with the API's body. */
+  const answerOver = async (principal: Principal, runId: string, text: string): Promise<Record<string, unknown>> => {
+    let message: { type?: unknown; answer?: unknown };
+    try {
+      message = JSON.parse(text) as typeof message;
+    } catch {
+      return { type: "error", error: "invalid_request", detail: 'a message is JSON: {"type": "answer", "answer": "…"}' };
+    }
+    if (message?.type !== "answer" || typeof message.answer !== "string" || message.answer.length === 0 || message.answer.length > 4000) {
+      return { type: "error", error: "invalid_request", detail: 'a message is {"type": "answer", "answer": "…"} with 1 to 4000 characters', field: "answer" };
+    }
+    try {
+      const result = await s.runs.answer(principal, runId, message.answer);
+      if (result.kind === "denied") return { type: "error", ...denialAnswer(result.denial).body };
+      return { type: "answered", run: result.run };
+    } catch (err) {
+      if (err instanceof ServiceError) return { type: "error", error: err.code, detail: err.message, ...(err.field && { field: err.field }) };
+      throw err;
+    }
   };
   app.get("/api/runs/:id/stream", { websocket: true, schema: { tags: ["runs"] }, preValidation: visible }, (socket, req) => follow(req.principal, socket, req));
   // The handshake is refused (401, 403) before the upgrade, as the API refuses a request.

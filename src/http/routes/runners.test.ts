@@ -57,6 +57,9 @@ describe.each(storeKinds())("runner tokens and the runner protocol on %s", (kind
     expect((await s.admin.delete(`/api/admin/runners/${minted.body.id}`)).status).toBe(204);
     expect((await s.admin.delete(`/api/admin/runners/${minted.body.id}`)).status).toBe(404);
     expect((await s.admin.post(`/api/admin/runners/${minted.body.id}/rotate`)).status).toBe(404);
+    // A runner token is no user's: the management API refuses it.
+    const asUser = await fetch(`${base}/api/admin/runners`, { headers: { authorization: `Bearer ${rotated.body.token}` } });
+    expect(asUser.status).toBe(401);
     const refused = await claim(rotated.body.token);
     expect(refused).toMatchObject({ status: 401, body: { error: "unauthenticated" } });
     expect((await s.admin.get("/api/admin/runners")).body.runners[0]).toMatchObject({ status: "revoked", revoked_at: expect.any(String) });
@@ -145,6 +148,24 @@ describe.each(storeKinds())("runner tokens and the runner protocol on %s", (kind
     expect(claimed.body.credentials).toEqual({});
     expect(JSON.stringify(claimed.body)).not.toContain("npm-secret-value");
     await call(runner.token, `runs/${runId}/finish`, { claim_token: claimed.body.claim_token, outcome: { status: "succeeded" }, usage: [] });
+  });
+
+  it("carries a bot's question and summary in the finish, and the answer in the next attempt's ticket", async () => {
+    const runner = (await s.admin.post("/api/admin/runners", { name: "asks" })).body;
+    const runId = await launch(s.team.id);
+    const first = await claim(runner.token);
+    expect(first.body).toMatchObject({ run_id: runId, answer: null });
+    const question = { text: "Ship it?", choices: ["yes", "no"] };
+    const outcome = { status: "failed_resumable", failure_code: "QUESTION", detail: "Ship it?", question, summary: "half way" };
+    expect((await call(runner.token, `runs/${runId}/finish`, { claim_token: first.body.claim_token, outcome, usage: [] })).body).toEqual({ finished: true });
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body).toMatchObject({ question, summary: "half way", waiting_for_answer: true });
+    expect((await s.member.api.post(`/api/runs/${runId}/answer`, { answer: "yes" })).status).toBe(200);
+    const second = await claim(runner.token);
+    expect(second.body).toMatchObject({ run_id: runId, attempt: 2, answer: "yes" });
+    const bad = { status: "succeeded", question: { text: "" } };
+    expect((await call(runner.token, `runs/${runId}/finish`, { claim_token: second.body.claim_token, outcome: bad, usage: [] })).status).toBe(400);
+    await call(runner.token, `runs/${runId}/finish`, { claim_token: second.body.claim_token, outcome: { status: "succeeded" }, usage: [] });
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body).toMatchObject({ status: "succeeded", answer: null, waiting_for_answer: false, summary: null });
   });
 
   it("refuses a revoked runner at its next call; its claimed run is reclaimed by the lease rules (RUNNER_LOST) and resumes", async () => {

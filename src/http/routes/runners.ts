@@ -44,6 +44,7 @@ const Ticket = Type.Object(
     repo_url: Type.Union([Type.String(), Type.Null()]),
     repo_ref: Type.Union([Type.String(), Type.Null()]),
     project_path: Type.Union([Type.String(), Type.Null()]),
+    answer: Type.Union([Type.String(), Type.Null()], { description: "A person's answer to the question the previous attempt asked (BOT_ANSWER and stdin)" }),
     credentials: Type.Record(Type.String(), Type.String(), { description: "This attempt's keys and secrets, as the bot's environment variables" }),
   },
   { description: "One attempt to execute, with exactly the credentials it was handed" },
@@ -79,6 +80,16 @@ const Outcome = Type.Object(
     detail: Type.Optional(Type.String({ maxLength: 2000 })),
     usage_window: Type.Optional(
       Type.Object({ provider: Type.String({ minLength: 1, maxLength: 512 }), reset_at: Type.String({ format: "date-time" }) }, { additionalProperties: false }),
+    ),
+    summary: Type.Optional(Type.String({ minLength: 1, maxLength: 280, description: 'The bot\'s last `{"summary": …}` line' })),
+    question: Type.Optional(
+      Type.Object(
+        {
+          text: Type.String({ minLength: 1, maxLength: 4000 }),
+          choices: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 })),
+        },
+        { additionalProperties: false, description: "What the bot asked before it exited 75 (failure_code QUESTION): the run waits for an answer" },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -146,8 +157,10 @@ export function registerRunnerRoutes(app: App, s: Services): void {
     },
     async (req, reply) => {
       const identity = req.body?.host ? { ...req.runner, name: `${req.runner.name}/${req.body.host}` } : req.runner;
-      // Wall time, not the service clock: this is how long the connection is held open.
-      const deadline = Date.now() + (req.body?.wait_seconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000;
+      // Wall time, not the service clock: this is how long the connection is held open, well
+      // within the server's idle timeout so the wait is never cut off.
+      const waitMs = Math.min((req.body?.wait_seconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000, s.config.http.idleTimeoutMs - 5000);
+      const deadline = Date.now() + waitMs;
       for (;;) {
         // A caller that went away must not be handed an attempt it will never run.
         if (req.raw.socket?.destroyed || closing.signal.aborted) return reply.code(204).send(null);
@@ -198,16 +211,22 @@ function ticketView(t: AttemptTicket): Static<typeof Ticket> {
     repo_url: t.input.repoUrl,
     repo_ref: t.input.repoRef,
     project_path: t.input.projectPath,
+    answer: t.input.answer ?? null,
     credentials: t.credentials,
   };
 }
 
 function outcomeOf(o: Static<typeof Outcome>): RunOutcome {
-  if (o.status === "succeeded" || o.status === "cancelled") return { status: o.status };
+  const summary = o.summary !== undefined && { summary: o.summary };
+  if (o.status === "succeeded" || o.status === "cancelled") return { status: o.status, ...summary };
+  const failureCode = o.failure_code ?? (o.status === "failed" ? "BOT_FAILED" : "RUNNER_STOPPED");
   return {
     status: o.status,
-    failureCode: o.failure_code ?? (o.status === "failed" ? "BOT_FAILED" : "RUNNER_STOPPED"),
+    failureCode,
     ...(o.detail !== undefined && { detail: o.detail }),
     ...(o.usage_window && { usageWindow: { provider: o.usage_window.provider, resetAt: Date.parse(o.usage_window.reset_at) } }),
+    // A question is kept only with the QUESTION failure it makes: the run then waits for an answer.
+    ...(o.question && o.status === "failed_resumable" && failureCode === "QUESTION" && { question: o.question }),
+    ...summary,
   };
 }

@@ -32,6 +32,8 @@ const ListQuery = Type.Object(
 const AttemptParams = Type.Object({ id: Id, n: Type.Integer({ minimum: 1, maximum: 1_000_000 }) });
 const LogQuery = Type.Object({ offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
 
+const AnswerBody = Type.Object({ answer: Type.String({ minLength: 1, maxLength: 4000 }) }, { additionalProperties: false });
+
 const DeadLetterQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false });
 
 export function registerRunRoutes(app: App, s: Services): void {
@@ -66,6 +68,10 @@ export function registerRunRoutes(app: App, s: Services): void {
       .header("x-log-next-offset", String(slice.nextOffset))
       .header("x-log-complete", String(slice.complete))
       .send(slice.text);
+  });
+  app.post("/api/runs/:id/answer", { schema: { tags, params: RunParams, body: AnswerBody } }, async (req, reply) => {
+    const result = await s.runs.answer(req.principal, req.params.id, req.body.answer);
+    return result.kind === "launched" ? reply.code(200).send(result.run) : sendDenial(reply, result.denial);
   });
   app.post("/api/runs/:id/cancel", { schema: { tags, params: RunParams } }, async (req) => s.runs.cancel(req.principal, req.params.id));
   app.get("/api/teams/:id/dead-letters", { schema: { tags, params: TeamParams, querystring: DeadLetterQuery } }, async (req) => ({

@@ -1,3 +1,4 @@
+import { lineFault, textFault } from "../../core/names.js";
 import { nulField, nulMessage } from "../../runs/nul-field.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { MAX_VAR_VALUE_BYTES, MAX_VARS, VAR_KEY_RE } from "../../webhooks/field-parsers.js";
@@ -48,6 +49,15 @@ export function readGenericRequest(body: unknown): GenericRead {
   }
   const nul = nulField(strings, Object.fromEntries(vars));
   if (nul) return { ok: false, decision: invalid("nul_character", `generic: ${nulMessage(nul)}`) };
+  // The one text rule of every stored field (core/names): single-line fields, then variables' values.
+  for (const field of ["bot", "repo_url", "repo_ref", "project_path"] as const) {
+    const fault = strings[field] === undefined ? undefined : lineFault(strings[field]);
+    if (fault) return bad(`generic: ${field} ${fault}`);
+  }
+  for (const [key, value] of vars) {
+    const fault = textFault(value);
+    if (fault) return bad(`generic: var ${key} ${fault}`);
+  }
   return {
     ok: true,
     request: {

@@ -9,6 +9,7 @@ import { decideIssueOpened } from "./forge/trusted-author-lane.js";
 import { decideIssueLabel } from "./issue-label-lane.js";
 import { decideMergeQueueEjection } from "./merge-queue-lane.js";
 import { decideReview } from "./review-lane.js";
+import { decideGate, waitsForGate } from "./gate-lane.js";
 import { pullSubjectId } from "../pipeline/subject-id.js";
 
 /** forge_b (GitHub) and forge_c (Forgejo/Gitea) pull_request actions. */
@@ -22,12 +23,15 @@ function decidePullRequest(config: WebhookConfig, event: ForgeEvent, context: De
     }
     case "opened":
     case "reopened":
-      return decideReview(config, event, context, false);
+      return waitsForGate(context, event) ?? decideReview(config, event, context, false);
     case "ready_for_review":
       // Forgejo/Gitea have no such action; marking ready arrives as edited.
-      return event.provider === "forge_b" ? decideReview(config, event, context, false) : filtered("pull_request ready_for_review is not a forge_c action");
+      return event.provider === "forge_b"
+        ? (waitsForGate(context, event) ?? decideReview(config, event, context, false))
+        : filtered("pull_request ready_for_review is not a forge_c action");
     case "synchronize":
-      return config.review_on_sync ? decideReview(config, event, context, true) : filtered("synchronize: review_on_sync is off");
+      if (!config.review_on_sync) return filtered("synchronize: review_on_sync is off");
+      return waitsForGate(context, event) ?? decideReview(config, event, context, true);
     case "review_requested":
       return requestsBot(config, event, context)
         ? decideReviewRequest(config, event, context)
@@ -60,6 +64,8 @@ export function decideGithubLike(config: WebhookConfig, event: ForgeEvent, conte
       return decidePullRequest(config, event, context);
     case "issues":
       return decideIssues(config, event, context);
+    case "gate":
+      return decideGate(config, event, context);
     case "pull_request_comment":
     case "note":
       // An edited or deleted comment is not a new command.

@@ -8,16 +8,17 @@ import { decideReviewRequest, requestsBot } from "./forge/review-request-lane.js
 import { decideThreadReply } from "./forge/thread-reply-lane.js";
 import { decideIssueLabel } from "./issue-label-lane.js";
 import { decideReview } from "./review-lane.js";
+import { decideGate, waitsForGate } from "./gate-lane.js";
 
 /** GitLab Merge Request Hook actions: open, reopen, and update from draft to ready. */
 function decideMergeRequest(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): DeliveryDecision {
   switch (event.action) {
     case "open":
     case "reopen":
-      return decideReview(config, event, context, false);
+      return waitsForGate(context, event) ?? decideReview(config, event, context, false);
     case "update": {
       const draft = event.changes.draft;
-      if (draft?.previous === true && draft.current === false) return decideReview(config, event, context, false);
+      if (draft?.previous === true && draft.current === false) return waitsForGate(context, event) ?? decideReview(config, event, context, false);
       if (requestsBot(config, event, context)) return decideReviewRequest(config, event, context);
       return filtered("merge_request update without draft→ready does not re-trigger");
     }
@@ -45,6 +46,8 @@ export function decideGitlab(config: WebhookConfig, event: ForgeEvent, context: 
       return decideNote(config, event, context);
     case "issues":
       return decideIssueLabel(config, event, context);
+    case "gate":
+      return decideGate(config, event, context);
     default:
       return filtered(`unhandled event: ${event.eventName || "(no event header)"}`);
   }

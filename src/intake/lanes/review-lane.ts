@@ -34,7 +34,7 @@ export function reviewBaseVars(event: ForgeEvent, number: number): Record<string
   return vars;
 }
 
-function reviewKey(config: WebhookConfig, event: ForgeEvent, path: string, number: number, sha: string): string | undefined {
+export function reviewKey(config: WebhookConfig, event: ForgeEvent, path: string, number: number, sha: string): string | undefined {
   switch (event.provider) {
     case "forge_a":
       return event.projectId === undefined ? undefined : mergeRequestKey(config.tenant_id, config.id, event.projectId, number, sha);

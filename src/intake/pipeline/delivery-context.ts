@@ -2,6 +2,10 @@ import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { normaliseLogin } from "./filters.js";
 import type { IsKnownBot } from "./route-bots.js";
 
+import type { GateSettings } from "./delivery-event.js";
+
+export type { GateSettings } from "./delivery-event.js";
+
 /** What the wiring knows beyond the config and the payload. */
 export interface DeliveryContext {
   /**
@@ -12,6 +16,8 @@ export interface DeliveryContext {
   /** SERVICE_WEBHOOK_SYNC_DEBOUNCE in ms; 0 launches a synchronize at once. */
   syncDebounceMs: number;
   isKnownBot: IsKnownBot;
+  /** The repository's gate; undefined when it names none (the gate lanes are off, reviews launch on open and push). */
+  gate?: GateSettings;
 }
 
 /** Spec review rule 6: review_request_logins, then the forge bot login(s); never a `[bot]` suffix guess. */

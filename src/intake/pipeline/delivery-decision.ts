@@ -19,7 +19,7 @@ export type InvalidCode =
 /** The outcome of one verified delivery. Each variant names the HTTP status it becomes. */
 export type DeliveryDecision =
   /** 200; a filtered row under a random key, the reason visible in the deliveries list. */
-  | { kind: "filtered"; reason: string; held?: LaunchPlan[] }
+  | { kind: "filtered"; reason: string; held?: LaunchPlan[]; gatePassed?: { subjectId: string; gate: string } }
   /** An invalid row under a random key; status from {@link invalidHttpStatus}. */
   | { kind: "invalid"; code: InvalidCode; reason: string }
   /** 200; stop every run bound to the subject (subject_id or parent_subject_id), across bots. */

@@ -9,6 +9,7 @@ export type EventKind =
   | "pull_request_comment"
   | "pull_request_review_comment"
   | "issues"
+  | "gate"
   | "ping"
   | "push"
   | "other";
@@ -36,6 +37,47 @@ export interface EventChanges {
   labels?: ListChange;
   /** Reviewer usernames before and after, and those marked `re_requested`. */
   reviewers?: ListChange & { reRequested: string[] };
+}
+
+/** How a gate concluded: pending and other (cancelled, skipped, neutral …) act on nothing. */
+export type GateConclusion = "success" | "failure" | "pending" | "other";
+
+/** One named result a gate event carries: a check run, a commit status, a pipeline or one of its jobs. */
+export interface GateResult {
+  name: string;
+  /** The forge's own word (failure, timed_out, failed, error …), told to the run. */
+  state: string;
+  conclusion: GateConclusion;
+  detailsUrl: string | undefined;
+}
+
+/** A CI gate event: its results, the commit they are for, and what tells a re-run from a redelivery. */
+export interface GateReport {
+  results: GateResult[];
+  sha: string | undefined;
+  /** The forge's id of this run of the gate (a re-run has a new one, or a new finish time). */
+  runId: string;
+  /** The pull or merge requests the forge names (GitHub's same-repository pulls, GitLab's MR); empty when it names none. */
+  pulls: number[];
+}
+
+/** A provisioned repository's CI gate (repo-bots `gate_context`, `auto_fix_on_gate_failure`, `review_after_gate`). */
+export interface GateSettings {
+  context: string;
+  autoFix: boolean;
+  reviewAfterGate: boolean;
+}
+
+/** What the gate step asks of the forge: the pull request whose head the gate concluded on (gate-lane.ts). */
+export interface GateCheck {
+  result: GateResult;
+  sha: string;
+  /** Tells a re-run of the gate from a redelivery of the same run. */
+  runId: string;
+  /** The pull or merge requests the payload names; empty: the forge is asked by commit. */
+  pulls: number[];
+  settings: GateSettings;
+  event: ForgeEvent;
 }
 
 /** One forge delivery, normalised. Optional fields are those a payload may lack. */
@@ -87,6 +129,8 @@ export interface ForgeEvent {
   commentOn?: "pull_request" | "issue" | "commit" | "snippet";
   state?: "open" | "closed";
   merged?: boolean;
+  /** A gate event's results (kind `gate`). */
+  gate?: GateReport;
 }
 
 /** A generic delivery: the JSON object as sent, checked field by field in the generic lane. */

@@ -28,4 +28,8 @@ export interface LaunchPlan {
   supersedes?: string[];
   /** An issue lane's launch: its card when the webhook uses the team's board (`board_mode`). */
   card?: CardSeed;
+  /** A gate auto-fix: held to `limit` fixes in a row on the pull request, told its place in the run (gate_fix_*). */
+  gateFix?: { gate: string; limit: number };
+  /** A review the gate's success launched: the pull request's run of fixes for this gate ends. */
+  gatePassed?: string;
 }

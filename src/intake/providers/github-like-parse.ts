@@ -1,4 +1,5 @@
 import type { EventKind, ForgeEvent, ForkFacts } from "../pipeline/delivery-event.js";
+import { githubLikeGate } from "./gate-parse.js";
 import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
 import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
@@ -26,6 +27,10 @@ function kindOf(eventName: string, root: JsonObject, flavour: GithubLikeFlavour)
       return flavour === "forge_c" ? "pull_request_review_comment" : "other";
     case "pull_request_review_comment":
       return "pull_request_review_comment";
+    case "check_run":
+    case "check_suite":
+    case "status":
+      return "gate";
     case "ping":
       return "ping";
     case "push":
@@ -116,6 +121,10 @@ export function parseGithubLike(flavour: GithubLikeFlavour, eventName: string, r
       state: stateOf(pr),
       merged: boolAt(pr, "merged"),
     });
+  }
+  if (kind === "gate") {
+    const gate = githubLikeGate(eventName, root);
+    return gate ? Object.assign(base, { gate, headSha: gate.sha, number: gate.pulls[0] }) : base;
   }
   const issue = at(root, "issue");
   if (kind === "issues" || kind === "note" || kind === "pull_request_comment") {

@@ -1,4 +1,5 @@
 import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../pipeline/delivery-event.js";
+import { gitlabGate } from "./gate-parse.js";
 import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
 import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
@@ -8,6 +9,7 @@ const KIND_BY_EVENT: Record<string, EventKind> = {
   "note hook": "note",
   "confidential note hook": "note",
   "issue hook": "issues",
+  "pipeline hook": "gate",
   "confidential issue hook": "issues",
   "push hook": "push",
   "tag push hook": "push",
@@ -18,6 +20,7 @@ const KIND_BY_OBJECT: Record<string, EventKind> = {
   merge_request: "merge_request",
   note: "note",
   issue: "issues",
+  pipeline: "gate",
   push: "push",
   tag_push: "push",
 };
@@ -134,6 +137,10 @@ export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
     };
   };
   if (kind === "merge_request") return Object.assign(base, mrFields(attrs));
+  if (kind === "gate") {
+    const gate = gitlabGate(root);
+    return Object.assign(base, { gate, headSha: gate.sha, headRef: textAt(attrs, "ref"), number: gate.pulls[0], updatedAt: undefined, eventAt: undefined });
+  }
   if (kind === "issues") {
     return Object.assign(base, {
       number: intAt(attrs, "iid"),

@@ -78,7 +78,16 @@ export class RunnerDesk {
         claimToken: claim.claimToken,
         leaseMs: this.leaseMs,
         bot,
-        input: { runId: run.id, botId: run.bot_id, attempt, vars: claim.vars, repoUrl: run.repo_url, repoRef: run.repo_ref, projectPath: run.project_path },
+        input: {
+          runId: run.id,
+          botId: run.bot_id,
+          attempt,
+          vars: claim.vars,
+          repoUrl: run.repo_url,
+          repoRef: run.repo_ref,
+          projectPath: run.project_path,
+          answer: run.answer,
+        },
         credentials: handed.env,
       };
     }

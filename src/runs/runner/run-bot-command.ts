@@ -1,9 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
 import { MAX_LINE, parseQuestionLine, parseSummaryLine, type BotQuestion, type OutputSink } from "./bot-output.js";
 import { secretMask } from "./mask-secrets.js";
+import { descendantsOf, sandboxCommand, signal as signalProcess, type Sandbox, type SandboxedCommand } from "./sandbox.js";
 import { parseUsageLine, parseUsageWindowLine, type BotUsageLine, type UsageWindow } from "./usage-line.js";
 
 /** What the bot is handed: environment variables and the same facts as JSON on stdin. */
@@ -15,6 +17,8 @@ export interface BotInput {
   repoUrl: string | null;
   repoRef: string | null;
   projectPath: string | null;
+  /** A person's answer to the question the previous attempt asked, if one was given. */
+  answer?: string | null;
 }
 
 /**
@@ -29,11 +33,15 @@ export type BotExit = (
 ) & { usageWindow?: UsageWindow; summary?: string; question?: BotQuestion };
 
 const STDERR_TAIL = 2000;
-/** After SIGTERM a bot gets this long to exit before SIGKILL. */
-const KILL_GRACE_MS = 5000;
+/** After SIGTERM an attempt's processes get this long to exit before SIGKILL. */
+export const KILL_GRACE_MS = 5000;
+/** Once the bot's process has exited, its output pipes get this long to drain; a process that still holds them is not waited for. */
+const DRAIN_MS = 1000;
 
 /**
- * Runs one bot command to its end. The child gets a clean environment (PATH, HOME, LANG and
+ * Runs one bot command to its end, in the runner's sandbox (sandbox.ts): a fresh working
+ * directory of its own, a process group of its own (and with bubblewrap a PID namespace), ended
+ * whole on cancel, timeout and stop. The child gets a clean environment (PATH, HOME, LANG and
  * the run's facts): the service's own variables hold secrets a bot must not see. `credentials`
  * (its keys and secrets) win over the bots file's env, and their values are masked in what
  * the bot's exit carries back (stderr, a spawn error), so no log or run view repeats them.
@@ -42,14 +50,13 @@ export function runBotCommand(
   bot: BotCommand,
   input: BotInput,
   signal: AbortSignal,
+  sandbox: Sandbox,
   credentials: Record<string, string> = {},
   onOutput: OutputSink = () => undefined,
 ): Promise<BotExit> {
-  const [first, ...args] = bot.command;
-  const file = first === "node" ? process.execPath : first!;
+  const { file, args } = resolveCommand(bot);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: process.env.HOME ?? bot.cwd,
     LANG: process.env.LANG ?? "C.UTF-8",
     BOT_RUN_ID: input.runId,
     BOT_ID: input.botId,
@@ -58,6 +65,7 @@ export function runBotCommand(
     BOT_REPO_REF: input.repoRef ?? "",
     BOT_PROJECT_PATH: input.projectPath ?? "",
     ...bot.env,
+    ...(input.answer != null && { BOT_ANSWER: input.answer }),
   };
   for (const [k, v] of Object.entries(input.vars)) env[`BOT_VAR_${k}`] = v;
   Object.assign(env, credentials);
@@ -72,20 +80,58 @@ export function runBotCommand(
     let stderr = "";
     let cut = false;
     let ending: "timed_out" | "aborted" | undefined;
+    let exitCode: number | undefined;
     let child: ChildProcessWithoutNullStreams;
+    let cmd: SandboxedCommand | undefined;
     try {
-      child = spawn(file, args, { cwd: path.resolve(bot.cwd), env, stdio: ["pipe", "pipe", "pipe"] });
+      if (!findExecutable(file, env.PATH!)) throw Object.assign(new Error(`spawn ${file} ENOENT`), { code: "ENOENT" });
+      cmd = sandboxCommand(sandbox, file, args, env, path.resolve(bot.cwd));
+      child = spawn(cmd.file, cmd.args, { ...cmd.options, stdio: ["pipe", "pipe", "pipe"] }) as ChildProcessWithoutNullStreams;
     } catch (err) {
-      // Bad arguments or environment (a NUL, say) throw here, before any child exists.
-      resolve({ kind: "spawn_failed", message: hide.mask(err instanceof Error ? err.message : String(err)), usage: [], stderrTail: "" });
+      // A missing executable, or bad arguments or environment (a NUL, say): no child exists.
+      const message = hide.mask(err instanceof Error ? err.message : String(err));
+      void (cmd?.cleanup() ?? Promise.resolve()).then(() => resolve({ kind: "spawn_failed", message, usage: [], stderrTail: "" }));
       return;
     }
+    const attempt = cmd;
+    const pgid = child.pid;
 
+    // Every process of the attempt: its group, and what descends from the bot (a process that
+    // left the group with setsid still descends from it while its parent lives). With
+    // bubblewrap the first two levels are bwrap and its PID namespace's init: the SIGTERM goes
+    // to the bot's processes inside, and a SIGKILL of bwrap ends the whole namespace.
+    const seen = new Set<number>();
+    /** Sends SIGTERM to the attempt's processes; returns how many (bwrap may not have started the bot yet). */
+    const term = (): number => {
+      if (pgid === undefined) return 0;
+      let sent = 0;
+      if (!sandbox.usesBwrap) sent += signalProcess(-pgid, "SIGTERM") ? 1 : 0;
+      for (const d of descendantsOf(pgid)) {
+        seen.add(d.pid);
+        if ((!sandbox.usesBwrap || d.depth >= 2) && signalProcess(d.pid, "SIGTERM")) sent++;
+      }
+      return sent;
+    };
+    const killAll = () => {
+      if (pgid === undefined) return;
+      const rest = descendantsOf(pgid).map((d) => d.pid);
+      signalProcess(-pgid, "SIGKILL");
+      for (const pid of new Set([...seen, ...rest])) signalProcess(pid, "SIGKILL");
+    };
+    let hardKill: NodeJS.Timeout | undefined;
+    let retryTerm: NodeJS.Timeout | undefined;
     const kill = (why: "timed_out" | "aborted") => {
-      if (ending || child.exitCode !== null) return;
+      if (ending || exitCode !== undefined) return;
       ending = why;
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS).unref();
+      if (term() === 0) {
+        retryTerm = setInterval(() => {
+          if (exitCode !== undefined || term() > 0) clearInterval(retryTerm);
+        }, 100);
+      }
+      hardKill = setTimeout(() => {
+        clearInterval(retryTerm);
+        killAll();
+      }, KILL_GRACE_MS);
     };
     const timer = setTimeout(() => kill("timed_out"), bot.timeoutMs);
     const onAbort = () => kill("aborted");
@@ -136,26 +182,68 @@ export function runBotCommand(
         repo_url: input.repoUrl,
         repo_ref: input.repoRef,
         project_path: input.projectPath,
+        answer: input.answer ?? null,
       }),
     );
 
     let settled = false;
+    let drain: NodeJS.Timeout | undefined;
     const settle = (exit: BotExit) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(hardKill);
+      clearInterval(retryTerm);
+      clearTimeout(drain);
       signal.removeEventListener("abort", onAbort);
       passStderr(true);
       const shown = { ...exit, stderrTail: hide.tail(exit.stderrTail, cut, STDERR_TAIL), ...("message" in exit && { message: hide.mask(exit.message) }) };
-      resolve({ ...shown, ...(usageWindow && { usageWindow }), ...(summary && { summary }), ...(question && { question }) });
+      const result = { ...shown, ...(usageWindow && { usageWindow }), ...(summary && { summary }), ...(question && { question }) };
+      void attempt.cleanup().then(() => resolve(result));
+    };
+    const ended = () => {
+      if (ending) return settle({ kind: ending, usage, stderrTail: stderr });
+      // bwrap reports a command it could not execute on stderr, with exit code 1.
+      const refused = sandbox.usesBwrap && exitCode === 1 && /^bwrap: /.test(stderr) ? stderr.trim().split("\n")[0] : undefined;
+      if (refused) return settle({ kind: "spawn_failed", message: refused, usage, stderrTail: stderr });
+      settle({ kind: "exited", code: exitCode ?? 1, usage, stderrTail: stderr });
     };
     // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
     child.on("error", (err) => {
       if (child.pid === undefined) settle({ kind: "spawn_failed", message: err.message, usage, stderrTail: stderr });
     });
-    child.on("close", (code) => {
-      if (ending) settle({ kind: ending, usage, stderrTail: stderr });
-      else settle({ kind: "exited", code: code ?? 1, usage, stderrTail: stderr });
+    // The attempt ends when its bot does: what it left behind is killed, and its pipes get a
+    // moment to drain but are not waited for (a process that escaped the group may hold them).
+    child.on("exit", (code) => {
+      exitCode = code ?? 1;
+      killAll();
+      drain = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        ended();
+      }, DRAIN_MS);
     });
+    child.on("close", () => ended());
   });
+}
+
+/** A first word `node` is the service's Node; a relative path in the command names a file of the bots file's folder. */
+function resolveCommand(bot: BotCommand): { file: string; args: string[] } {
+  const [first, ...rest] = bot.command;
+  const file = first === "node" ? process.execPath : first!.includes("/") ? path.resolve(bot.cwd, first!) : first!;
+  const args = rest.map((a) => (!path.isAbsolute(a) && !a.startsWith("-") && isFile(path.resolve(bot.cwd, a)) ? path.resolve(bot.cwd, a) : a));
+  return { file, args };
+}
+
+function findExecutable(file: string, searchPath: string): boolean {
+  if (file.includes("/")) return isFile(file);
+  return searchPath.split(":").some((dir) => dir !== "" && isFile(path.join(dir, file)));
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }

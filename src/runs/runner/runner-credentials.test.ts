@@ -21,12 +21,14 @@ const PLATFORM_KEY = "sk-openai-platform-PLAINTEXT-004";
 const NPM_TOKEN = "npm_workflow_secret_PLAINTEXT_05";
 const ALL_SECRETS = [TEAM_KEY, OTHER_TEAM_KEY, POOL_KEY, PLATFORM_KEY, NPM_TOKEN];
 
-/** The test bot: records the credential variables it sees, reports usage under a fingerprint of its own, and leaks its key to stderr when asked. */
+/**
+ * The test bot: prints the credential variables it sees (hex, so the runner's masking leaves
+ * them readable in the kept log; the sandbox lets it write nowhere the test could read),
+ * reports usage under a fingerprint of its own, and leaks its key to stderr when asked.
+ */
 const SEE_ENV = `
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 const seen = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("BOT_KEY_") || k.startsWith("BOT_SECRET_")));
-fs.writeFileSync("seen-" + process.env.BOT_RUN_ID + ".json", JSON.stringify({ seen, argv: process.argv }));
+console.log("seen " + Buffer.from(JSON.stringify({ seen, argv: process.argv })).toString("hex"));
 console.log(JSON.stringify({ usage: { id: "u1", cost_usd: 0.25, input_tokens: 10, provider: "anthropic", fingerprint: "claimed-by-bot", tier: "platform", amount_type: "metered" } }));
 if (process.env.BOT_VAR_leak) { process.stderr.write("oops " + process.env.BOT_KEY_ANTHROPIC + "\\n"); process.exit(1); }
 `;
@@ -38,9 +40,16 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
   let runner: Runner;
   const runnerLogs: string[] = [];
 
-  const seen = (runId: string) => {
-    const file = path.join(dir, `seen-${runId}.json`);
-    return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as { seen: Record<string, string>; argv: string[] }) : undefined;
+  /** What the bot of the run's latest attempt that ran printed it saw. */
+  const seen = async (runId: string) => {
+    let found: { seen: Record<string, string>; argv: string[] } | undefined;
+    const attempts = (await run(runId)).attempts.length as number;
+    for (let n = 1; n <= attempts; n++) {
+      const log = String((await s.admin.call("GET", `/api/runs/${runId}/attempts/${n}/log`)).body);
+      const line = /^seen ([0-9a-f]+)$/m.exec(log);
+      if (line) found = JSON.parse(Buffer.from(line[1]!, "hex").toString("utf8"));
+    }
+    return found;
   };
   const runAll = async () => {
     await runner.tick();
@@ -60,6 +69,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     t = await startTestApp(kind, { SERVICE_PLATFORM_KEY_OPENAI: PLATFORM_KEY });
     s = await seedTenancy(t);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bots-"));
+    fs.chmodSync(dir, 0o755); // readable by the user bots run as when the runner is root
     fs.writeFileSync(path.join(dir, "see-env.mjs"), SEE_ENV);
     const bot = { command: ["node", "see-env.mjs"], providers: ["anthropic", "openai"] };
     const clashing = { command: ["node", "see-env.mjs"], providers: ["open-ai", "open_ai"] };
@@ -95,7 +105,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     const runId = await deliver(made.body.config.id, made.body.token, { bot: "review-pr", repo_url: "https://forge.example/acme/app.git" });
     await runAll();
 
-    const got = seen(runId)!;
+    const got = (await seen(runId))!;
     expect(got.seen).toEqual({ BOT_KEY_ANTHROPIC: TEAM_KEY, BOT_KEY_OPENAI: POOL_KEY, BOT_SECRET_NPM_TOKEN: NPM_TOKEN });
     expect(got.argv.join(" ")).not.toMatch(/PLAINTEXT/);
     const view = await run(runId);
@@ -124,7 +134,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     const launched = await s.outsider.api.post("/api/runs", { team_id: s.otherTeam.id, bot: "converse" });
     expect(launched.status).toBe(201);
     await runAll();
-    expect(seen(launched.body.id)!.seen).toEqual({ BOT_KEY_ANTHROPIC: OTHER_TEAM_KEY, BOT_KEY_OPENAI: PLATFORM_KEY });
+    expect((await seen(launched.body.id))!.seen).toEqual({ BOT_KEY_ANTHROPIC: OTHER_TEAM_KEY, BOT_KEY_OPENAI: PLATFORM_KEY });
     const keys = (await run(launched.body.id)).attempts[0].credentials.keys;
     expect(keys.map((k: { source: string; tier: string }) => `${k.source}/${k.tier}`)).toEqual(["team/team", "platform/platform"]);
     expect(keys[1]).toMatchObject({ id: "platform:openai", name: "SERVICE_PLATFORM_KEY_OPENAI", last4: "-004" });
@@ -138,7 +148,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
     await key(team.id, "anthropic", "sk-ant-new-0000000000000000");
     expect((await s.admin.delete(`/api/teams/${team.id}/keys/${old.id}`)).status).toBe(204);
     await runAll();
-    expect(seen(queued.id)!.seen).toEqual({ BOT_KEY_ANTHROPIC: "sk-ant-new-0000000000000000", BOT_KEY_OPENAI: POOL_KEY });
+    expect((await seen(queued.id))!.seen).toEqual({ BOT_KEY_ANTHROPIC: "sk-ant-new-0000000000000000", BOT_KEY_OPENAI: POOL_KEY });
   });
 
   it("fails an attempt whose named key is no longer the team's to use, with the cause, and never starts the bot", async () => {
@@ -158,12 +168,12 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
       failure_code: "CREDENTIAL_UNAVAILABLE",
       failure_detail: `org key ${poolKey.id} named for openai by webhook ${made.body.config.id} is no longer shared with this team`,
     });
-    expect(seen(runId)).toBeUndefined();
+    expect(await seen(runId)).toBeUndefined();
 
     // Shared again, a resume (a new attempt) resolves again from the run's webhook.
     expect((await s.member.api.post(`/api/runs/${runId}/resume`)).status).toBe(200);
     await runAll();
-    expect(seen(runId)!.seen).toMatchObject({ BOT_KEY_OPENAI: "sk-openai-named-000000000000" });
+    expect((await seen(runId))!.seen).toMatchObject({ BOT_KEY_OPENAI: "sk-openai-named-000000000000" });
     const resumed = await run(runId);
     expect(resumed.status).toBe("succeeded");
     expect(resumed.attempts[1].credentials.keys).toContainEqual(
@@ -192,7 +202,7 @@ describe.each(storeKinds())("credentials handed to runs on %s", (kind) => {
       failure_code: "CREDENTIAL_UNAVAILABLE",
       failure_detail: "providers open-ai and open_ai would both be handed in BOT_KEY_OPEN_AI",
     });
-    expect(seen(queued.id)).toBeUndefined();
+    expect(await seen(queued.id)).toBeUndefined();
   });
 
   it("fails an attempt whose value cannot be held by an environment variable, without quoting it", async () => {

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { RunOutcome } from "../runs.js";
 import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
+import type { Sandbox } from "./sandbox.js";
 import { RunnerTokenRefused, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 
 export interface RunnerOptions {
@@ -9,6 +10,8 @@ export interface RunnerOptions {
   transport: RunnerTransport;
   log: Logger;
   concurrency: number;
+  /** How each attempt's bot is isolated (sandbox.ts). */
+  sandbox: Sandbox;
   heartbeatMs?: number;
   /** How often an idle runner looks for queued runs (a long-polling transport waits inside the claim). */
   pollMs?: number;
@@ -153,9 +156,9 @@ export class Runner {
     const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
       log.info("run started");
-      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, a.ticket.credentials, a.output.sink);
+      const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, this.o.sandbox, a.ticket.credentials, a.output.sink);
       await a.output.drain();
-      const outcome = outcomeOf(exit, a.stopReason);
+      const outcome = { ...outcomeOf(exit, a.stopReason), ...(exit.summary && { summary: exit.summary }) };
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");
     } catch (err) {
@@ -185,6 +188,8 @@ export function outcomeOf(exit: BotExit, stopReason: ActiveRun["stopReason"]): R
         const detail = `${provider} usage window exhausted until ${new Date(resetAt).toISOString()}`;
         return { status: "failed_resumable", failureCode: "USAGE_WINDOW", detail, usageWindow: exit.usageWindow };
       }
+      if (exit.code === EXIT_RESUMABLE && exit.question)
+        return { status: "failed_resumable", failureCode: "QUESTION", detail: exit.question.text, question: exit.question };
       if (exit.code === EXIT_RESUMABLE) return { status: "failed_resumable", failureCode: "BOT_TEMPFAIL", detail: `exit code ${exit.code}` };
       return { status: "failed", failureCode: "BOT_FAILED", detail: `exit code ${exit.code}` };
     case "timed_out":

@@ -5,6 +5,7 @@ import type { Runs } from "../runs.js";
 import type { BotCommands } from "./bot-commands.js";
 import { InProcessTransport } from "./in-process-transport.js";
 import { Runner } from "./runner.js";
+import type { Sandbox } from "./sandbox.js";
 
 /** How often an in-process timer flips runs whose lease lapsed, at most (every replica may run it: the UPDATE is idempotent). */
 export const RECLAIM_EVERY_MS = 30_000;
@@ -14,7 +15,7 @@ export const RECLAIM_EVERY_MS = 30_000;
  * reclaim timer. The bots file is read once here so a malformed file stops the start with its
  * message instead of failing each run.
  */
-export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands; log: Logger; concurrency: number; role: string }): {
+export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands; log: Logger; concurrency: number; role: string; sandbox: Sandbox }): {
   runner: Runner;
   stop(): Promise<void>;
 } {
@@ -24,6 +25,7 @@ export function startRunner(o: { desk: RunnerDesk; runs: Runs; bots: BotCommands
     transport: new InProcessTransport(o.desk, { id: null, name: `${os.hostname()}:${process.pid}:${o.role}`, scope: { pool: "platform" } }),
     log: o.log.child({ component: "runner" }),
     concurrency: o.concurrency,
+    sandbox: o.sandbox,
   });
   runner.start();
   const reclaim = startReclaimTimer(o.runs, o.log, o.desk.leaseMs);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BotsFileError, parseBotsFile } from "./bot-commands.js";
 import { outcomeOf } from "./runner.js";
-import { parseUsageLine, parseUsageWindowLine } from "./usage-line.js";
+import { parseUsageLine, parseUsageWindowLine, usageOf, usageWire } from "./usage-line.js";
 
 describe("parseUsageLine", () => {
   it("reads a usage line into micro-USD and typed fields", () => {
@@ -101,5 +101,18 @@ describe("outcomeOf", () => {
     [{ kind: "exited", code: 0, ...base, usageWindow: { provider: "x", resetAt: 0 } }, undefined, { status: "succeeded" }],
   ] as const)("%o (%s) → %o", (exit, reason, want) => {
     expect(outcomeOf(exit as never, reason)).toMatchObject(want);
+  });
+});
+
+describe("a usage line passed on by a remote runner", () => {
+  it("reads back as the line the bot printed", () => {
+    for (const line of [
+      '{"usage":{"id":"a","cost_usd":0.000123,"input_tokens":5,"output_tokens":7,"aggregate_tokens":9,"fingerprint":"fp","provider":"p","tier":"org","repo":"a/b","amount_type":"estimate"}}',
+      '{"usage":{"cost_usd":12.5}}',
+      '{"usage":{"cost_usd":-3,"tier":"nope","amount_type":"metered"}}',
+    ]) {
+      const parsed = parseUsageLine(line)!;
+      expect(usageOf(usageWire(parsed))).toEqual(parsed);
+    }
   });
 });

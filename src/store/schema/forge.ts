@@ -37,6 +37,8 @@ export interface RepoBotsTable {
   hook_written_at: ColumnType<number | null, number | null | undefined, number | null>;
   gate_context: string | null;
   auto_fix_on_gate_failure: number;
+  /** 1: the review launches when the gate passes on the head, not on open and push. */
+  review_after_gate: ColumnType<number, number | undefined, number>;
   /** Epoch ms until which one provision holds the right to write this repository's hook. */
   writing_until: ColumnType<number, number | undefined, number>;
   /** The security-read org token (security_read_enabled): the workflow secret holding it; null when not minted. */
@@ -50,7 +52,17 @@ export interface RepoBotsTable {
   updated_at: number;
 }
 
+/** A pull request's automatic gate fixes in a row, each followed by another failure (reset when the gate passes). */
+export interface GateFixStreaksTable {
+  webhook_id: string;
+  subject_id: string;
+  gate: string;
+  fixes: number;
+  updated_at: number;
+}
+
 export interface ForgeTables {
   forge_connections: ForgeConnectionsTable;
   repo_bots: RepoBotsTable;
+  gate_fix_streaks: GateFixStreaksTable;
 }

@@ -54,6 +54,12 @@ export interface RunsTable {
   updated_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** JSON `{text, choices?}`: what the bot asked when its attempt ended waiting for a person. */
+  question: string | null;
+  /** A person's answer, handed to the next attempt (BOT_ANSWER and stdin). */
+  answer: string | null;
+  /** The bot's last `{"summary": …}` line of its latest attempt. */
+  summary: string | null;
 }
 
 export interface RunAttemptsTable {
@@ -129,6 +135,25 @@ export interface RunLogChunksTable {
   text: string;
 }
 
+/** A run's state as the forge should show it, and what it last accepted (the outbox a sweeper drains). */
+export interface RunStatusReportsTable {
+  run_id: string;
+  webhook_id: string;
+  /** pending, success, failure or error. */
+  state: string;
+  description: string;
+  /** `state|description` the forge last accepted; null before the first. */
+  reported_key: string | null;
+  /** GitHub App connections: the check run created for the run, updated after. */
+  check_run_id: string | null;
+  tries: number;
+  /** When to send next; null when the forge shows the state already (or gave up). */
+  due_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Per-team launch-rate bucket; tokens are in 1/60000 of a launch so the refill stays integral. */
 export interface TeamLaunchBucketsTable {
   team_id: string;
@@ -144,4 +169,5 @@ export interface RunsTables {
   team_launch_buckets: TeamLaunchBucketsTable;
   run_logs: RunLogsTable;
   run_log_chunks: RunLogChunksTable;
+  run_status_reports: RunStatusReportsTable;
 }

@@ -11,6 +11,8 @@ export interface WebhooksTable {
   provider: string;
   name: string;
   enabled: number;
+  /** 1: report its runs' state on the forge; 0: do not; null: only for a provisioned repository. */
+  report_status: number | null;
   sign_mode: string;
   rate: number;
   burst: number;

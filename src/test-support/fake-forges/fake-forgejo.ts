@@ -160,6 +160,14 @@ function routes(fake: () => FakeForgejo): Route[] {
     },
     {
       method: "GET",
+      path: new RegExp(`${repoPath}/commits/(?<sha>\\w+)/pull$`),
+      answer: ({ owner, repo, sha }) => {
+        const hit = [...fake().pulls.entries()].find(([k, p]) => k.startsWith(`${owner}/${repo}#`) && p.headSha === sha && p.state === "open");
+        return hit ? json(200, fake().pullBody(Number(hit[0].split("#")[1]), hit[1])) : notFound;
+      },
+    },
+    {
+      method: "GET",
       path: new RegExp(`${repoPath}/pulls/(?<index>\\d+)$`),
       answer: ({ owner, repo, index }) => {
         const pull = fake().pulls.get(`${owner}/${repo}#${index}`);

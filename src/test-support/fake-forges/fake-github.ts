@@ -104,6 +104,7 @@ export class FakeGitHub {
       state: p.state,
       locked: false,
       title: "Faster sprockets",
+      html_url: `https://github.test/${p.baseRepo.fullName}/pull/${number}`,
       body: "",
       user: this.user(p.author),
       draft: p.draft,
@@ -172,6 +173,18 @@ function routes(fake: () => FakeGitHub): Route[] {
           user: { ...fake().user({ login: username!, id: 1 }), role_name: role },
         };
         return json(200, body);
+      },
+    },
+    {
+      // Open pulls only while the commit is off the default branch, as GitHub answers.
+      method: "GET",
+      path: new RegExp(`${repoPath}/commits/(?<sha>\\w+)/pulls$`),
+      answer: ({ owner, repo, sha }) => {
+        const pulls = [...fake().pulls.entries()].filter(([k, p]) => k.startsWith(`${owner}/${repo}#`) && p.headSha === sha);
+        return json(
+          200,
+          pulls.map(([k, p]) => fake().pullBody(Number(k.split("#")[1]), p)),
+        );
       },
     },
     {

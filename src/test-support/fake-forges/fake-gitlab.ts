@@ -144,6 +144,31 @@ function routes(fake: () => FakeGitLab): Route[] {
     const mr = projectId === undefined ? undefined : fake().mergeRequests.get(`${projectId}!${iid}`);
     return projectId === undefined ? notFound("Project Not Found") : mr ? then(projectId, mr) : notFound();
   };
+  /** A merge request as GitLab's API answers it. */
+  const mrBody = (projectId: number, iid: string, mr: FakeMergeRequest) => {
+    const path = fake().pathOf(projectId);
+    const body: DeepPartial<MergeRequestSchemaWithBasicLabels> = {
+      id: 50_000 + Number(iid),
+      iid: Number(iid),
+      project_id: projectId,
+      title: mr.title,
+      state: mr.state,
+      draft: mr.draft,
+      work_in_progress: mr.draft,
+      source_project_id: mr.sourceProjectId,
+      target_project_id: mr.targetProjectId,
+      source_branch: mr.sourceBranch,
+      target_branch: mr.targetBranch,
+      sha: mr.sha,
+      author: fake().user(mr.author),
+      labels: mr.labels,
+      created_at: WORLD.createdAt,
+      updated_at: mr.updatedAt,
+      references: { short: `!${iid}`, relative: `!${iid}`, full: `${path}!${iid}` },
+      web_url: `https://gitlab.test/${path}/-/merge_requests/${iid}`,
+    };
+    return body;
+  };
   return [
     {
       method: "GET",
@@ -170,32 +195,21 @@ function routes(fake: () => FakeGitLab): Route[] {
     },
     {
       method: "GET",
+      path: new RegExp(`^/projects/(?<id>${SEG})/repository/commits/(?<sha>\\w+)/merge_requests$`),
+      answer: ({ id, sha }) => {
+        const projectId = fake().projectId(id!);
+        if (projectId === undefined) return notFound("Project Not Found");
+        const mrs = [...fake().mergeRequests.entries()].filter(([k, mr]) => k.startsWith(`${projectId}!`) && mr.sha === sha);
+        return json(
+          200,
+          mrs.map(([k, mr]) => mrBody(projectId, k.split("!")[1]!, mr)),
+        );
+      },
+    },
+    {
+      method: "GET",
       path: new RegExp(`${mrPath}$`),
-      answer: ({ id, iid }) =>
-        withMr(id!, iid!, (projectId, mr) => {
-          const path = fake().pathOf(projectId);
-          const body: DeepPartial<MergeRequestSchemaWithBasicLabels> = {
-            id: 50_000 + Number(iid),
-            iid: Number(iid),
-            project_id: projectId,
-            title: mr.title,
-            state: mr.state,
-            draft: mr.draft,
-            work_in_progress: mr.draft,
-            source_project_id: mr.sourceProjectId,
-            target_project_id: mr.targetProjectId,
-            source_branch: mr.sourceBranch,
-            target_branch: mr.targetBranch,
-            sha: mr.sha,
-            author: fake().user(mr.author),
-            labels: mr.labels,
-            created_at: WORLD.createdAt,
-            updated_at: mr.updatedAt,
-            references: { short: `!${iid}`, relative: `!${iid}`, full: `${path}!${iid}` },
-            web_url: `https://gitlab.test/${path}/-/merge_requests/${iid}`,
-          };
-          return json(200, body);
-        }),
+      answer: ({ id, iid }) => withMr(id!, iid!, (projectId, mr) => json(200, mrBody(projectId, iid!, mr))),
     },
     {
       method: "GET",

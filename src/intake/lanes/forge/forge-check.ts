@@ -1,9 +1,9 @@
-import type { ForgeProvider } from "../../pipeline/delivery-event.js";
+import type { ForgeProvider, GateCheck } from "../../pipeline/delivery-event.js";
 import type { CardSeed } from "../../pipeline/launch-plan.js";
 import type { ReplierRole } from "../../../webhooks/webhook-config.js";
 
 /** The lanes that need the forge's word before they launch. */
-export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author" | "approval";
+export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author" | "approval" | "gate";
 
 /** One bot a pending launch will start, with the key its launch is recorded under. */
 export interface PendingBot {
@@ -86,4 +86,6 @@ export interface ForgeCheck {
   respond?: ForgeResponse;
   /** Refused already (an unknown command): explained, with `reply`, only to a commenter who passes the gate. */
   refusal?: { reason: string; reply: string };
+  /** A CI gate's result: the forge names the pull request it concluded on (gate-lane.ts). */
+  gateCheck?: GateCheck;
 }

@@ -1,7 +1,9 @@
 import type { Logger } from "pino";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";
+import type { DeliveryContext } from "../../pipeline/delivery-context.js";
 import type { ForgeCheck } from "./forge-check.js";
+import { resolveGate } from "./gate-step.js";
 import { explain, passGate, priorReviewOf, provenPull, threadContextOf } from "./forge-checks.js";
 import { finishPlans } from "./finish-plans.js";
 import type { WebhookForges } from "./webhook-forge.js";
@@ -15,17 +17,18 @@ import type { WebhookForges } from "./webhook-forge.js";
 export class ForgeStep {
   constructor(private readonly deps: { forges: WebhookForges; log: Logger }) {}
 
-  async resolve(config: WebhookConfig, check: ForgeCheck): Promise<FinalDecision> {
-    const decision = await this.perform(config, check);
+  async resolve(config: WebhookConfig, check: ForgeCheck, context: DeliveryContext): Promise<FinalDecision> {
+    const decision = await this.perform(config, check, context);
     // The row names the cause too; the log lets an operator see a forge going down across webhooks.
     if (decision.kind === "forge_error") this.deps.log.warn({ webhook_id: config.id, lane: check.lane, reason: decision.reason }, "forge check failed");
     return decision;
   }
 
-  private async perform(config: WebhookConfig, check: ForgeCheck): Promise<FinalDecision> {
+  private async perform(config: WebhookConfig, check: ForgeCheck, context: DeliveryContext): Promise<FinalDecision> {
     const opened = await this.deps.forges.open(config, check.provider);
     if (!opened.ok) return filtered(`${check.lane} lane cannot ask the forge: ${opened.reason}`);
     const forge = opened.client;
+    if (check.gateCheck) return resolveGate(forge, config, check.repo, check.gateCheck, context);
     const refused = await passGate(forge, check);
     // An untrusted author's issue: its launches wait for approval (a card with needs:approval when a board is used).
     if (refused) return check.lane === "trusted_author" && refused.kind === "filtered" ? { ...refused, held: finishPlans(config, check, undefined) } : refused;

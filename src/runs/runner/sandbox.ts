@@ -1,0 +1,312 @@
+import { spawnSync, type SpawnOptions } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Logger } from "pino";
+import type { RunnerSandboxSettings } from "../../config/config.js";
+
+/**
+ * How a runner isolates each attempt (docs/security-model.md):
+ * - `bwrap`: bubblewrap gives the bot a read-only view of `/`, a private `/tmp`, `/proc` and PID
+ *   namespace (it sees no other process), and hides the service's data directory;
+ * - `user`: the bot runs as an unprivileged user (SERVICE_RUNNER_USER) when the runner is root;
+ * - `bwrap+user`: both;
+ * - `none`: the bot runs as the runner's own user and can reach what it can (the start warns).
+ */
+export type SandboxMode = "bwrap+user" | "bwrap" | "user" | "none";
+
+export interface BotUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+/** What the machine offers; injectable so the choice can be tested without root or bubblewrap. */
+export interface SandboxProbe {
+  platform: NodeJS.Platform;
+  /** The runner's own uid (undefined where there is none, on Windows). */
+  uid: number | undefined;
+  /** Whether `bwrap` starts a sandbox of the shape used for bots, as `user` when given. */
+  bwrapWorks(user?: BotUser): boolean;
+  /** The user SERVICE_RUNNER_USER names, or undefined. */
+  lookupUser(name: string): BotUser | undefined;
+}
+
+export class SandboxUnavailable extends Error {}
+
+/** The isolation every attempt of one runner gets. */
+export class Sandbox {
+  constructor(
+    readonly mode: SandboxMode,
+    /** Folders the bot must not see: the service's data directory (database, WAL, seal key). */
+    readonly hide: string[],
+    /** The user bots run as, when the runner drops to one. */
+    readonly user?: BotUser,
+    /** Said once at start where isolation is missing or partial: what a bot could reach and how to fix it. */
+    readonly warning?: string,
+  ) {}
+
+  get usesBwrap(): boolean {
+    return this.mode === "bwrap" || this.mode === "bwrap+user";
+  }
+
+  /** No isolation at all (unit tests of the output protocol, and SERVICE_RUNNER_SANDBOX=none). */
+  static none(hide: string[] = []): Sandbox {
+    return new Sandbox("none", hide);
+  }
+}
+
+const FIX =
+  "To isolate bots, install bubblewrap (Debian: apt-get install bubblewrap), or run the runner as root with SERVICE_RUNNER_USER (an unprivileged user, default nobody), or run runners as their own user or in a container of their own (docs/security-model.md).";
+
+/**
+ * Chooses the sandbox from SERVICE_RUNNER_SANDBOX: `auto` takes bubblewrap where it works (with
+ * a drop to SERVICE_RUNNER_USER when the runner is root), else the user drop when root, else
+ * nothing (with a warning). An explicit `bwrap` or `user` that the machine cannot give stops the
+ * start rather than run bots unprotected.
+ */
+export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], probe: SandboxProbe = systemProbe()): Sandbox {
+  const dirs = [...new Set(hide.map((d) => path.resolve(d)))];
+  const linux = probe.platform === "linux";
+  const root = probe.uid === 0;
+  const user = () => {
+    const found = probe.lookupUser(settings.user);
+    if (!found) throw new SandboxUnavailable(`SERVICE_RUNNER_USER: no user ${JSON.stringify(settings.user)} on this machine`);
+    if (found.uid === 0) throw new SandboxUnavailable("SERVICE_RUNNER_USER: bots must not run as root");
+    return found;
+  };
+  const none = (why: string) => new Sandbox("none", dirs, undefined, noneWarning(why, dirs, probe));
+
+  switch (settings.mode) {
+    case "none":
+      return none("SERVICE_RUNNER_SANDBOX=none");
+    case "user":
+      if (!linux || !root)
+        throw new SandboxUnavailable("SERVICE_RUNNER_SANDBOX=user: the runner must run as root on Linux to drop bots to SERVICE_RUNNER_USER");
+      return userOnly(user(), dirs);
+    case "bwrap": {
+      if (!linux) throw new SandboxUnavailable("SERVICE_RUNNER_SANDBOX=bwrap: bubblewrap needs Linux");
+      const u = root ? user() : undefined;
+      if (!probe.bwrapWorks(u)) {
+        throw new SandboxUnavailable(
+          "SERVICE_RUNNER_SANDBOX=bwrap: bwrap is missing or cannot create its namespaces here (Debian: apt-get install bubblewrap; in a container, allow user namespaces)",
+        );
+      }
+      return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
+    }
+    case "auto": {
+      if (!linux) return none(`no sandbox on ${probe.platform}`);
+      const u = root ? user() : undefined;
+      if (probe.bwrapWorks(u)) return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
+      if (u) return userOnly(u, dirs);
+      return none("bubblewrap is not available and the runner does not run as root");
+    }
+  }
+}
+
+function userOnly(u: BotUser, dirs: string[]): Sandbox {
+  return new Sandbox(
+    "user",
+    dirs,
+    u,
+    `bots run as ${u.name} without bubblewrap: they cannot read the service's files or environment, but bots of attempts running at the same time share that user, so one can read another's environment (its credentials) and files, and a process a bot detaches from its group (setsid) can outlive the attempt. Install bubblewrap (Debian: apt-get install bubblewrap) to close this (docs/security-model.md).`,
+  );
+}
+
+function noneWarning(why: string, dirs: string[], probe: SandboxProbe): string {
+  const who = probe.uid === undefined ? "the runner's user" : `the runner's own user (uid ${probe.uid})`;
+  const data = dirs.length > 0 ? `the service's data directory (${dirs.join(", ")}: the SQLite database and its WAL, the seal key seal.key), ` : "";
+  return `bots run without a sandbox (${why}): each bot runs as ${who} and can read and write ${data}read the service's or runner's environment (/proc/<pid>/environ: SERVICE_ADMIN_TOKEN, SERVICE_SEAL_KEY, SERVICE_DATABASE_URL, SERVICE_PLATFORM_KEY_*, SERVICE_RUNNER_TOKEN) and other attempts' credentials, and leave processes behind after its attempt. ${FIX}`;
+}
+
+/** The machine as it is. bwrap is probed once per process (and user). */
+export function systemProbe(): SandboxProbe {
+  return {
+    platform: process.platform,
+    uid: process.getuid?.(),
+    bwrapWorks: (user) => {
+      const key = user ? `${user.uid}:${user.gid}` : "self";
+      let works = probed.get(key);
+      if (works === undefined) {
+        const r = spawnSync("bwrap", [...bwrapBase(), "true"], { cwd: "/", stdio: "ignore", timeout: 10_000, ...(user && { uid: user.uid, gid: user.gid }) });
+        works = r.status === 0;
+        probed.set(key, works);
+      }
+      return works;
+    },
+    lookupUser,
+  };
+}
+const probed = new Map<string, boolean>();
+
+/** A user by name (through NSS, `getent`), by uid, or as uid:gid. */
+export function lookupUser(name: string): BotUser | undefined {
+  const numeric = /^(\d+)(?::(\d+))?$/.exec(name);
+  if (numeric) return { name, uid: Number(numeric[1]), gid: Number(numeric[2] ?? numeric[1]) };
+  const r = spawnSync("getent", ["passwd", name], { encoding: "utf8", timeout: 10_000 });
+  const fields = r.status === 0 ? r.stdout.trim().split("\n")[0]?.split(":") : undefined;
+  if (!fields || fields.length < 4) return undefined;
+  return { name, uid: Number(fields[2]), gid: Number(fields[3]) };
+}
+
+/** The sandbox's fixed shape: `/` read-only, fresh /dev, /proc of its own PID namespace, private /tmp. */
+function bwrapBase(): string[] {
+  return [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--die-with-parent",
+    "--new-session",
+  ];
+}
+
+/** How to start one attempt's bot: the program, its arguments and spawn's options, and the attempt's working directory. */
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  options: SpawnOptions & { cwd: string; env: Record<string, string> };
+  workDir: string;
+  /** Removes the working directory; called once the attempt's processes are gone. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Wraps a bot's command for this sandbox. The attempt gets a fresh working directory (mode 0700,
+ * owned by the bot's user, under the OS temp folder) as its cwd, HOME and TMPDIR. The
+ * environment goes through spawn's `env` (never the command line, which /proc shows to all).
+ * The child leads a process group of its own (`detached`), so the attempt can be ended whole.
+ */
+export function sandboxCommand(sandbox: Sandbox, file: string, args: string[], env: Record<string, string>, botsDir: string): SandboxedCommand {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "bot-attempt-"));
+  const cleanup = () => fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  try {
+    if (sandbox.user) fs.chownSync(workDir, sandbox.user.uid, sandbox.user.gid);
+    fs.chmodSync(workDir, 0o700);
+  } catch (err) {
+    void cleanup();
+    throw err;
+  }
+  const fullEnv = { ...env, HOME: workDir, TMPDIR: workDir };
+  const options = { cwd: workDir, env: fullEnv, detached: true, ...(sandbox.user && { uid: sandbox.user.uid, gid: sandbox.user.gid }) };
+  if (!sandbox.usesBwrap) return { file, args, options, workDir, cleanup };
+  // An empty read-only folder in place of each hidden one: nothing to read, nothing to write.
+  const hidden = sandbox.hide.filter((d) => isDir(d)).flatMap((d) => ["--tmpfs", d, "--remount-ro", d]);
+  // The bots folder stays in view (read-only) even where it lies under the private /tmp.
+  const bots = isDir(botsDir) && !sandbox.hide.some((d) => within(botsDir, d)) ? ["--ro-bind", botsDir, botsDir] : [];
+  return {
+    file: "bwrap",
+    args: [...bwrapBase(), ...hidden, ...bots, "--bind", workDir, workDir, "--chdir", workDir, "--", file, ...args],
+    options,
+    workDir,
+    cleanup,
+  };
+}
+
+function within(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes the hidden folders private (0700) when bots run as another user: a data directory
+ * created world-readable would otherwise let that user read the database. Returns what changed.
+ */
+export function closeHiddenDirs(sandbox: Sandbox): string[] {
+  if (!sandbox.user) return [];
+  const changed: string[] = [];
+  for (const dir of sandbox.hide) {
+    try {
+      const st = fs.statSync(dir);
+      if (st.isDirectory() && (st.mode & 0o077) !== 0) {
+        fs.chmodSync(dir, st.mode & 0o700);
+        changed.push(dir);
+      }
+    } catch {
+      // Not there (yet): nothing to close.
+    }
+  }
+  return changed;
+}
+
+/** Every live descendant of `root` with its depth (1 = child), read from /proc; empty where there is no /proc. */
+export function descendantsOf(root: number): { pid: number; depth: number }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(name));
+    children.set(ppid, list);
+  }
+  const found: { pid: number; depth: number }[] = [];
+  const walk = (pid: number, depth: number) => {
+    for (const child of children.get(pid) ?? []) {
+      found.push({ pid: child, depth });
+      walk(child, depth + 1);
+    }
+  };
+  walk(root, 1);
+  return found;
+}
+
+/** Whether any process of the group still exists. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Sends `sig` without minding a process that is already gone; true when it was sent. */
+export function signal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    return process.kill(pid, sig);
+  } catch {
+    return false; // ESRCH: already gone.
+  }
+}
+
+/**
+ * The sandbox a runner process uses for all its attempts, said at start: its mode (info), and
+ * where isolation is missing or partial a warning naming what a bot could reach and the fix.
+ */
+export function openSandbox(settings: RunnerSandboxSettings, hide: string[], log: Logger, probe?: SandboxProbe): Sandbox {
+  const sandbox = chooseSandbox(settings, hide, probe);
+  log.info({ sandbox: sandbox.mode, user: sandbox.user?.name, hidden: sandbox.hide }, "bots run sandboxed per attempt");
+  if (sandbox.warning) log.warn({ sandbox: sandbox.mode }, sandbox.warning);
+  const closed = closeHiddenDirs(sandbox);
+  if (closed.length > 0) log.info({ dirs: closed }, `made the data directory private (0700): bots run as ${sandbox.user?.name}`);
+  return sandbox;
+}
