@@ -31,6 +31,8 @@ import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryLog } from "./deliveries/delivery-log.js";
 import { RequestKeeper } from "./deliveries/request-keeper.js";
 import { Redeliveries } from "./deliveries/redeliver.js";
+import { Pings } from "./deliveries/ping.js";
+import { Readable } from "node:stream";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -219,6 +221,16 @@ export function composeServices(infra: Infrastructure): Services {
   const deliveries = new DeliveryLog({ store, access, keptRequests });
   const redeliveries = new Redeliveries({ store, clock, audit, log: deliveries, keptRequests, targets, intake });
   const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log, keeper: keptRequests });
+  const pings = new Pings({
+    clock,
+    log: deliveries,
+    targets,
+    baseUrl: infra.config.baseUrl,
+    send: async (r) => {
+      const a = await receiveDelivery({ provider: r.provider, webhookId: r.webhookId, headers: r.headers, body: Readable.from([r.body]), sourceIp: null });
+      return a ? { status: a.status, body: a.body } : null;
+    },
+  });
   return {
     config: infra.config,
     clock,
@@ -234,6 +246,7 @@ export function composeServices(infra: Infrastructure): Services {
     deliveries,
     keptRequests,
     redeliveries,
+    pings,
     connections,
     provisioning,
     repoBots,

@@ -204,6 +204,8 @@ describe("the remote CLI against the service", () => {
     expect(again.stdout).toMatch(/proof\s+verified_again/);
     const fresh = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept, "--fresh-key"]);
     expect(fresh.stdout).toMatch(/outcome\s+launched/);
+    const ping = await as(seed.teamAdmin.token)(["webhooks", "ping", seed.team.id, hook.id]);
+    expect([ping.code, ping.stdout]).toEqual([0, expect.stringMatching(/reached\s+true[\s\S]*outcome\s+filtered/)]);
   });
 
   it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {

@@ -54,7 +54,12 @@ export async function deliveriesPage(
   <button type="submit">Filter</button>
 </form>
 ${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows, "No delivery matches.")}
-<nav class="pages" aria-label="Pages">${newer} ${older}</nav>`,
+<nav class="pages" aria-label="Pages">${newer} ${older}</nav>
+<h2>Test delivery</h2>
+<form method="post" action="${base}/ping">
+  ${hook.sign_mode === "token" ? html`<label>Token <input name="token" type="password" autocomplete="off" required placeholder="wh_…"></label>` : ""}
+  <p><button type="submit">Send a test delivery</button> <span class="muted">team admins; the forge's ping (or test push), signed, through the delivery endpoint</span></p>
+</form>`,
   };
 }
 

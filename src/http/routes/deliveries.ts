@@ -25,7 +25,15 @@ const RedeliverBody = Type.Union([
   Type.Null(),
 ]);
 
-/** A webhook's delivery log: members read pages and single deliveries; team admins send one again. */
+const PingBody = Type.Union([
+  Type.Object(
+    { token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "a token-mode webhook's token: the service keeps only its hash" })) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+/** A webhook's delivery log: members read pages and single deliveries; team admins send one again, or a test delivery. */
 export function registerDeliveryRoutes(app: App, s: Services): void {
   const tags = ["webhooks"];
   app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) =>
@@ -33,6 +41,9 @@ export function registerDeliveryRoutes(app: App, s: Services): void {
   );
   app.get("/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id", { schema: { tags, params: DeliveryParams } }, async (req) =>
     s.deliveries.show(req.principal, req.params.id, req.params.webhook_id, req.params.delivery_id),
+  );
+  app.post("/api/teams/:id/webhooks/:webhook_id/ping", { schema: { tags, params: WebhookParams, body: PingBody } }, async (req) =>
+    s.pings.ping(req.principal, req.params.id, req.params.webhook_id, { token: req.body?.token }),
   );
   app.post(
     "/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
