@@ -128,7 +128,15 @@ export function registerConsoleRoutes(app: App, s: Services): void {
       const form = (req.body ?? {}) as Record<string, string | undefined>;
       let token = (form.token ?? "").trim();
       if (form.login !== undefined) {
-        const outcome = await s.signIn.login(form.login, form.password ?? "", req.ip);
+        const outcome = await s.signIn.login(form.login, form.password ?? "", req.ip).catch((err: unknown) => {
+          if (err instanceof ServiceError && err.code === "server_busy") return { result: "busy" as const, retryAfter: err.retryAfter ?? 1 };
+          throw err;
+        });
+        if (outcome.result === "busy")
+          return reply
+            .code(503)
+            .header("retry-after", String(outcome.retryAfter))
+            .send(signInPage("The service is busy signing others in; try again in a moment."));
         if (outcome.result === "invalid") return reply.code(401).send(signInPage("Login or password is wrong."));
         if (outcome.result === "locked")
           return reply.code(429).header("retry-after", String(outcome.retryAfter)).send(signInPage("Too many failed sign-ins; try again later."));
