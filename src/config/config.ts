@@ -48,6 +48,8 @@ export interface Config {
   forgeBotLogin: string;
   /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
   forgeAllowedNetworks: Cidr[];
+  /** Management API calls a minute per credential (or per address without one), per replica; 0 = no limit. */
+  apiRateLimitPerMin: number;
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxConnections: read.integer("SERVICE_HTTP_MAX_CONNECTIONS", 4096, 16, 1_000_000),
     },
     sessionTtlMs: read.duration("SERVICE_SESSION_TTL", 12 * 3600_000),
+    apiRateLimitPerMin: read.integer("SERVICE_API_RATE_LIMIT", 1200, 0, 1_000_000),
     passwordMaxAgeMs: read.duration("SERVICE_PASSWORD_MAX_AGE", 0),
     runLogs: {
       headBytes: read.integer("SERVICE_RUN_LOG_HEAD_KB", 1024, 1, 1024 * 1024) * 1024,

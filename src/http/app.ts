@@ -15,6 +15,7 @@ import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
 import fastifyCookie from "@fastify/cookie";
+import { installApiRateLimit } from "./api-rate-limit.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -88,6 +89,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   // Cookies (the console's session) parsed by the library: a malformed header is no cookie, never a 500.
   await app.register(fastifyCookie);
+  await installApiRateLimit(app, services.config.apiRateLimitPerMin);
   // Every answer: never sniffed into another type, and a Referer (and Origin) sent only to the service itself.
   app.addHook("onRequest", async (_req, reply) => {
     reply.header("x-content-type-options", "nosniff").header("referrer-policy", "same-origin");
