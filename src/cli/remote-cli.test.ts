@@ -185,6 +185,29 @@ describe("the remote CLI against the service", () => {
     }
   });
 
+  it("sends a kept delivery again as a team admin, under the event's key or a fresh one", async () => {
+    const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+    const hook = { id: made.config.id as string, token: made.token as string };
+    await deliver(hook, "d".repeat(40));
+    const member = as(seed.member.token);
+    const id = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id])).stdout).deliveries[0].id;
+    // Not kept (keep_payloads is off): refused with the API's reason; then kept and sent again.
+    const notKept = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, id]);
+    expect([notKept.code, notKept.stderr]).toEqual([1, expect.stringContaining("keep_payloads")]);
+    await seed.teamAdmin.api.patch(`/api/teams/${seed.team.id}/webhooks/${hook.id}`, { keep_payloads: true });
+    await deliver(hook, "c".repeat(40));
+    const kept = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id, "--limit", "1"])).stdout).deliveries[0].id;
+    expect((await member(["deliveries", "redeliver", seed.team.id, hook.id, kept])).code).toBe(1);
+    const again = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/outcome\s+duplicate/);
+    expect(again.stdout).toMatch(/proof\s+verified_again/);
+    const fresh = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept, "--fresh-key"]);
+    expect(fresh.stdout).toMatch(/outcome\s+launched/);
+    const ping = await as(seed.teamAdmin.token)(["webhooks", "ping", seed.team.id, hook.id]);
+    expect([ping.code, ping.stdout]).toEqual([0, expect.stringMatching(/reached\s+true[\s\S]*outcome\s+filtered/)]);
+  });
+
   it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {
     await seed.orgAdmin.api.patch(`/api/teams/${seed.team.id}`, { status: "active" });
     const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} })).body.id;
