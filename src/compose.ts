@@ -30,6 +30,10 @@ import { RunCredentials } from "./credentials/run-credentials.js";
 import { RunForgeTokens } from "./connections/run-forge-tokens.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryLog } from "./deliveries/delivery-log.js";
+import { RequestKeeper } from "./deliveries/request-keeper.js";
+import { Redeliveries } from "./deliveries/redeliver.js";
+import { Pings } from "./deliveries/ping.js";
+import { Readable } from "node:stream";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -217,8 +221,27 @@ export function composeServices(infra: Infrastructure): Services {
   const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
-  const deliveries = new DeliveryLog({ store, access });
-  const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
+  const keptRequests = new RequestKeeper({
+    store,
+    clock,
+    ids,
+    sealer: infra.sealer,
+    settings: infra.config.keptRequests,
+    log: infra.log.child({ component: "kept-requests" }),
+  });
+  const deliveries = new DeliveryLog({ store, access, keptRequests });
+  const redeliveries = new Redeliveries({ store, clock, audit, log: deliveries, keptRequests, targets, intake });
+  const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log, keeper: keptRequests });
+  const pings = new Pings({
+    clock,
+    log: deliveries,
+    targets,
+    baseUrl: infra.config.baseUrl,
+    send: async (r) => {
+      const a = await receiveDelivery({ provider: r.provider, webhookId: r.webhookId, headers: r.headers, body: Readable.from([r.body]), sourceIp: null });
+      return a ? { status: a.status, body: a.body } : null;
+    },
+  });
   return {
     config: infra.config,
     clock,
@@ -232,6 +255,9 @@ export function composeServices(infra: Infrastructure): Services {
     tenancy,
     webhooks,
     deliveries,
+    keptRequests,
+    redeliveries,
+    pings,
     connections,
     provisioning,
     repoBots,
