@@ -1,4 +1,4 @@
-import { exitOnFatal, exitOnSignal, loadConfigOrExit, openConfiguredStore } from "./config/boot.js";
+import { exitOnFatal, exitOnSignal, loadConfigOrExit, logStartWarnings, openConfiguredStore, StartupError } from "./config/boot.js";
 import { openSandboxOrExit } from "./runs/runner/open-sandbox.js";
 import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
@@ -13,6 +13,7 @@ import { startReclaimTimer, startRunner } from "./runs/runner/start-runner.js";
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
+  logStartWarnings(config, log, { botsFile: config.runner === "inprocess" });
 
   const store = await openConfiguredStore(config, log);
   log.info({ store: store.kind, dataDir: store.kind === "sqlite" ? config.dataDir : undefined }, "store open, migrations applied");
@@ -21,17 +22,15 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const services = composeServices({ config, store, clock: systemClock, ids: randomIds, metrics, sealer, log });
 
-  const boot = await bootstrapAdmin({ store, clock: systemClock, ids: randomIds, tokens: services.tokens }, config.adminToken);
-  if (boot.kind === "minted") {
-    // Printed once, on stdout, outside the JSON log: the only copy of the first admin token.
-    process.stdout.write(`\nSuper-admin token (shown once, store it now):\n\n  ${boot.token}\n\n`);
-  } else if (boot.kind === "env-token" && boot.created) {
-    log.info("SERVICE_ADMIN_TOKEN registered as the super-admin's token");
-  }
-
   const app = await buildApp(services, { logger: log });
   // A burst of new connections waits in the kernel's queue rather than retrying its SYN a second later.
-  await app.listen({ host: config.host, port: config.port, backlog: config.http.maxConnections });
+  try {
+    await app.listen({ host: config.host, port: config.port, backlog: config.http.maxConnections });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const why = code === "EADDRINUSE" ? "the address is in use (another process listens there)" : (err as Error).message;
+    throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${why}`, { cause: err });
+  }
   log.info({ url: config.baseUrl }, "listening");
   // In-process runner (embedded mode); with SERVICE_RUNNER=none this process only reclaims lapsed leases.
   const runner =
@@ -52,6 +51,17 @@ async function main(): Promise<void> {
   const runLogs = services.runLogs.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
+
+  // The first admin token is minted only once the service listens and runs: a start that dies
+  // earlier (port in use, a bad bots file) leaves the store without one, and the next start prints it.
+  const boot = await bootstrapAdmin({ store, clock: systemClock, ids: randomIds, tokens: services.tokens }, config.adminToken);
+  if (boot.kind === "minted") {
+    log.flush();
+    // Printed once, on stdout, outside the JSON log: the only copy of the first admin token.
+    process.stdout.write(`\nSuper-admin token (shown once, store it now):\n\n  ${boot.token}\n\n`);
+  } else if (boot.kind === "env-token" && boot.created) {
+    log.info("SERVICE_ADMIN_TOKEN registered as the super-admin's token");
+  }
 
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),

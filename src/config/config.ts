@@ -59,6 +59,10 @@ export interface Config {
   passwordMaxAgeMs: number;
   /** How much of each attempt's output is kept (its head and its tail), and for how long. */
   runLogs: RunLogSettings;
+  /** Bearer token /metrics asks for; empty leaves /metrics open. */
+  metricsToken: string;
+  /** What start-up should say as warnings: unknown names, lenient fallbacks, an unreachable base URL. */
+  warnings: string[];
 }
 
 /** What one HTTP connection, and all of them together, may hold of the process. */
@@ -97,7 +101,9 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const read = new Reader(env, problems);
+  const lenient = (name: string) => lenientOf(read, name, warnings);
 
   const host = read.string("SERVICE_HOST", "127.0.0.1");
   const port = read.integer("SERVICE_PORT", 8080, 0, 65535);
@@ -143,10 +149,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     sealKey,
     sealKeysRetired,
     orgDefaults: {
-      maxConcurrentRuns: lenientCount(env.SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS),
-      launchRatePerMin: lenientCount(env.SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN),
-      monthlyCostCapMicroUsd: Math.round(lenientNumber(env.SERVICE_ORG_DEFAULT_MONTHLY_COST_CAP_USD) * 1e6),
-      monthlyRunQuota: lenientCount(env.SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA),
+      maxConcurrentRuns: Math.floor(lenient("SERVICE_ORG_DEFAULT_MAX_CONCURRENT_RUNS")),
+      launchRatePerMin: Math.floor(lenient("SERVICE_ORG_DEFAULT_LAUNCH_RATE_PER_MIN")),
+      monthlyCostCapMicroUsd: Math.round(lenient("SERVICE_ORG_DEFAULT_MONTHLY_COST_CAP_USD") * 1e6),
+      monthlyRunQuota: Math.floor(lenient("SERVICE_ORG_DEFAULT_MONTHLY_RUN_QUOTA")),
     },
     retryDefaults: {
       usageWindow: read.oneOf("SERVICE_RETRY_USAGE_WINDOW", ["true", "false"] as const, "true") === "true",
@@ -183,7 +189,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       tailBytes: read.integer("SERVICE_RUN_LOG_TAIL_KB", 1024, 1, 1024 * 1024) * 1024,
       retentionMs: read.integer("SERVICE_RUN_LOG_RETENTION_DAYS", 30, 1, 36_500) * 86_400_000,
     },
+    metricsToken: read.string("SERVICE_METRICS_TOKEN", ""),
+    warnings,
   };
+  if (!env.SERVICE_BASE_URL && (host === "0.0.0.0" || host === "::")) {
+    warnings.push(
+      `SERVICE_HOST=${host} without SERVICE_BASE_URL: delivery URLs name ${config.baseUrl}, which no forge can reach; set SERVICE_BASE_URL to the public address`,
+    );
+  }
+  warnings.push(...unknownNames(env, read.known));
   for (const [name, ms] of [
     ["SERVICE_HTTP_HEADERS_TIMEOUT", config.http.headersTimeoutMs],
     ["SERVICE_HTTP_REQUEST_TIMEOUT", config.http.requestTimeoutMs],
@@ -252,15 +266,49 @@ function parseTrustProxy(raw: string, problems: string[]): boolean | number | st
   return false;
 }
 
-/** Limits rule 2: invalid, negative or unset values become 0. */
-function lenientNumber(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === "") return 0;
+/** Limits rule 2: invalid, negative or unset values become 0 (unlimited); a value given that fell back is warned of. */
+function lenientOf(read: Reader, name: string, warnings: string[]): number {
+  const raw = read.string(name, "");
+  if (raw.trim() === "") return 0;
   const n = Number(raw);
-  return Number.isFinite(n) && n > 0 ? n : 0;
+  if (Number.isFinite(n) && n >= 0) return n;
+  warnings.push(`${name}=${JSON.stringify(raw)} is not a number of 0 or more: 0 (unlimited) is used`);
+  return 0;
 }
 
-function lenientCount(raw: string | undefined): number {
-  return Math.floor(lenientNumber(raw));
+/** SERVICE_* names other parts of the project read: the CLI, the runner process, the tests. */
+const READ_ELSEWHERE = new Set([
+  "SERVICE_URL",
+  "SERVICE_TOKEN",
+  "SERVICE_RUNNER_URL",
+  "SERVICE_RUNNER_TOKEN",
+  "SERVICE_RUNNER_NAME",
+  "SERVICE_RUNNER_BOTS_DIR",
+]);
+const READ_ELSEWHERE_PREFIXES = [PLATFORM_KEY_PREFIX, "SERVICE_TEST_"];
+
+/** SERVICE_* variables set but read by nothing: most often a misspelt name, whose setting is silently the default. */
+function unknownNames(env: Env, known: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith("SERVICE_") || known.has(name) || READ_ELSEWHERE.has(name)) continue;
+    if (READ_ELSEWHERE_PREFIXES.some((p) => name.startsWith(p))) continue;
+    const near = [...known].find((k) => editDistance(k, name) <= 2);
+    out.push(`${name} is not a setting of the service and is ignored${near ? ` (did you mean ${near}?)` : ""}`);
+  }
+  return out;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 function isHttpUrl(value: string): boolean {
@@ -282,17 +330,22 @@ export function parseDuration(raw: string): number | undefined {
 }
 
 class Reader {
+  /** Every name read, set or not. */
+  readonly known = new Set<string>();
+
   constructor(
     private readonly env: Env,
     private readonly problems: string[],
   ) {}
 
   string(name: string, fallback: string): string {
+    this.known.add(name);
     const raw = this.env[name];
     return raw === undefined || raw === "" ? fallback : raw;
   }
 
   integer(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    this.known.add(name);
     const raw = this.env[name];
     if (raw === undefined || raw === "") return fallback;
     const n = Number(raw);
@@ -304,6 +357,7 @@ class Reader {
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    this.known.add(name);
     const raw = this.env[name];
     if (raw === undefined || raw === "") return fallback;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
@@ -312,6 +366,7 @@ class Reader {
   }
 
   duration(name: string, fallback: number): number {
+    this.known.add(name);
     const raw = this.env[name];
     if (raw === undefined || raw === "") return fallback;
     const ms = parseDuration(raw);

@@ -30,8 +30,12 @@ export function exitOnSignal(log: Logger, message: string, steps: Array<() => Pr
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
-/** The last line of a process's main: report a start-up failure and exit 1. */
+/** A start-up failure the operator fixes outside the code: printed as one line, without a stack. */
+export class StartupError extends Error {}
+
+/** The last line of a process's main: report a start-up failure and exit 1 (a {@link StartupError} without its stack). */
 export function exitOnFatal(err: unknown): never {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const text = err instanceof StartupError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`fatal: ${text}\n`);
   process.exit(1);
 }

@@ -54,7 +54,7 @@ describe("delivery fast path", () => {
       }),
     );
     const receive = deliveryReceiver({ intake, budget, metrics, log });
-    const fast = deliveryFastPath({ receive, log, address: (req) => req.socket.remoteAddress, closing: () => closing });
+    const fast = deliveryFastPath({ receive, log, address: (req) => req.socket.remoteAddress, closing: () => closing, metrics });
     server = http.createServer((req, res) => {
       if (fast(req, res)) return;
       res.writeHead(299, { connection: "close" });
@@ -94,6 +94,25 @@ describe("delivery fast path", () => {
     expect(budget.inUse).toBe(0);
   });
 
+  it("answers with the request's id (the caller's when plain, else a new UUID), names it in error bodies, and logs one access line and one duration per delivery", async () => {
+    const kept = await post("/api/webhooks/forge_b/whk_1", "{}", { "content-type": "application/json", "x-request-id": "forge-7f3a.1" });
+    expect(kept.headers.get("x-request-id")).toBe("forge-7f3a.1");
+    expect(await kept.json()).not.toHaveProperty("request_id");
+    const made = await post("/api/webhooks/forge_b/whk_1", "{}", { "content-type": "application/json", "x-request-id": "two words; <script>" });
+    expect(made.headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const refused = await post("/api/webhooks/forge_b/nothook", "{}", { "content-type": "application/json", "x-request-id": "r-1" });
+    expect([refused.status, await refused.json()]).toEqual([401, { error: "invalid_webhook", detail: "invalid webhook", request_id: "r-1" }]);
+
+    const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    expect(lines.map((l) => [l.request_id, l.method, l.route, l.status])).toEqual([
+      ["forge-7f3a.1", "POST", "/api/webhooks/:provider/:id", 200],
+      [made.headers.get("x-request-id"), "POST", "/api/webhooks/:provider/:id", 200],
+      ["r-1", "POST", "/api/webhooks/:provider/:id", 401],
+    ]);
+    expect(lines.every((l) => typeof l.duration_ms === "number" && l.level === 30 && !("headers" in l) && !("body" in l))).toBe(true);
+    expect(await counter('service_http_request_duration_seconds_count{route="/api/webhooks/:provider/:id",method="POST",status_class="4xx"}')).toMatch(/ 1$/);
+  });
+
   it("sends Retry-After with a refusal, and the store's absence as a 503 a forge retries", async () => {
     outcome = async () => ({ kind: "rate_limited", deliveryId: "dlv_2", retryAfterSeconds: 7 });
     const limited = await post("/api/webhooks/forge_b/whk_1", "{}");
@@ -112,7 +131,7 @@ describe("delivery fast path", () => {
     };
     const broken = await post("/api/webhooks/forge_b/whk_1", "{}");
     expect(broken.status).toBe(500);
-    expect(await broken.json()).toEqual({ error: "internal", detail: "internal error" });
+    expect(await broken.json()).toEqual({ error: "internal", detail: "internal error", request_id: broken.headers.get("x-request-id") });
     expect(logs.join("")).toContain("unhandled error");
     expect(budget.inUse).toBe(0);
   });
@@ -157,7 +176,7 @@ describe("delivery fast path", () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.connection).toBe("close");
-    expect(JSON.parse(res.body)).toEqual({ error: "invalid_webhook", detail: "invalid webhook" });
+    expect(JSON.parse(res.body)).toMatchObject({ error: "invalid_webhook", detail: "invalid webhook" });
     expect(seen).toHaveLength(0);
     expect(opened).toHaveLength(1);
     // A small body is discarded as it comes, and the connection kept for the next delivery.
@@ -170,7 +189,7 @@ describe("delivery fast path", () => {
       end: false,
     });
     expect([declared.status, declared.headers.connection]).toEqual([413, "close"]);
-    expect(JSON.parse(declared.body)).toEqual({ error: "payload_too_large", detail: `a forge_b delivery carries at most ${LIMIT} bytes` });
+    expect(JSON.parse(declared.body)).toMatchObject({ error: "payload_too_large", detail: `a forge_b delivery carries at most ${LIMIT} bytes` });
 
     // One byte past the limit, and the connection kept open: the answer does not wait for the end.
     const chunked = await rawPost(

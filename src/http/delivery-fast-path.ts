@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
 import type { FastifyBaseLogger } from "fastify";
-import type { Answer } from "./error-handler.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { answerBody, type Answer } from "./error-handler.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
+import { REQUEST_ID_HEADER, recordRequest, requestIdOf } from "./request-record.js";
 
 /**
  * What Fastify's router would match for `POST /api/webhooks/:provider/:id` with nothing to
@@ -16,7 +19,11 @@ export interface DeliveryFastPathOptions {
   address: (req: IncomingMessage) => string | undefined;
   /** True once the server is closing: Fastify then answers 503. */
   closing: () => boolean;
+  /** Where each answered delivery's duration goes (service_http_request_duration_seconds). */
+  metrics: Metrics;
 }
+
+const ROUTE_TEMPLATE = "/api/webhooks/:provider/:id";
 
 /**
  * Forge deliveries straight from node:http to the receiver, ahead of Fastify's router: the same
@@ -30,9 +37,11 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
     if (req.method !== "POST") return false;
     const route = ROUTE.exec(req.url ?? "");
     if (!route || opts.closing()) return false;
+    const started = performance.now();
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     opts
       .receive({ provider: route[1]!, webhookId: route[2]!, headers: req.headers, body: req, sourceIp: opts.address(req) ?? null })
-      .then((a) => (a ? send(req, res, a, opts) : res.destroy()))
+      .then((a) => (a ? send(res, a, requestId, started, opts) : res.destroy()))
       .catch((err: unknown) => {
         opts.log.error({ err }, "answering a delivery failed");
         res.destroy();
@@ -41,13 +50,17 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
   };
 }
 
-function send(req: IncomingMessage, res: ServerResponse, a: Answer, opts: DeliveryFastPathOptions): void {
-  const payload = JSON.stringify(a.body);
-  const headers: Record<string, string | number> = { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) };
+function send(res: ServerResponse, a: Answer, requestId: string, started: number, opts: DeliveryFastPathOptions): void {
+  const payload = JSON.stringify(answerBody(a, requestId));
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    [REQUEST_ID_HEADER]: requestId,
+  };
   if (a.retryAfter !== undefined) headers["retry-after"] = String(a.retryAfter);
   // A body left unread, or a server stopping: the caller should not send another on this connection.
   if (a.close || opts.closing()) headers.connection = "close";
   res.writeHead(a.status, headers);
   res.end(payload);
-  if (a.status >= 500) opts.log.warn({ method: req.method, route: "/api/webhooks/:provider/:id", status: a.status }, "request failed");
+  recordRequest(opts.log, opts.metrics, { requestId, method: "POST", route: ROUTE_TEMPLATE, status: a.status, durationMs: performance.now() - started });
 }

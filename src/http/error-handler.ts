@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { ERROR_STATUS, ServiceError, type ErrorCode } from "../core/errors.js";
 import { isStoreUnavailable } from "../store/errors.js";
 
-/** The one error body: `{error, detail, field?}`; `error` is a stable code clients switch on. */
+/** The one error body: `{error, detail, field?, request_id}`; `error` is a stable code clients switch on. */
 export interface ErrorBody {
   error: ErrorCode;
   detail: string;
@@ -17,17 +17,24 @@ export interface Answer {
   retryAfter?: number;
   /** Close the connection after the answer (a request body left unread). */
   close?: boolean;
+  /** The generic error body: it is sent with the request's id (the spec's denial envelope is not). */
+  errorBody?: boolean;
 }
 
 export function errorAnswer(code: ErrorCode, detail: string, field?: string, retryAfter?: number): Answer {
   const body: ErrorBody = field === undefined ? { error: code, detail } : { error: code, detail, field };
-  return { status: ERROR_STATUS[code], body, retryAfter };
+  return { status: ERROR_STATUS[code], body, retryAfter, errorBody: true };
+}
+
+/** The body as sent: an error body names the request's id, so a caller can quote it to the operator. */
+export function answerBody(a: Answer, requestId: string): object {
+  return a.errorBody ? { ...a.body, request_id: requestId } : a.body;
 }
 
 export function sendAnswer(reply: FastifyReply, a: Answer) {
   if (a.retryAfter !== undefined) reply.header("retry-after", String(a.retryAfter));
   if (a.close) reply.header("connection", "close");
-  return reply.code(a.status).send(a.body);
+  return reply.code(a.status).send(answerBody(a, reply.request.id));
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, detail: string, field?: string, retryAfter?: number) {

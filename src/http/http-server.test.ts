@@ -85,7 +85,10 @@ describe("HTTP server limits", () => {
     const big = await rawExchange(port, `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect(big !== "closed" && [big.status, JSON.parse(big.body).error]).toEqual([431, "headers_too_large"]);
     const long = await fetch(`http://127.0.0.1:${port}/api/teams/${"t".repeat(101)}`, { headers: { authorization: `Bearer ${seed.member.token}` } });
-    expect([long.status, (await long.json()) as unknown]).toEqual([414, { error: "uri_too_long", detail: "a path segment is longer than 100 characters" }]);
+    expect([long.status, (await long.json()) as unknown]).toEqual([
+      414,
+      { error: "uri_too_long", detail: "a path segment is longer than 100 characters", request_id: expect.any(String) },
+    ]);
     const badEscape = await fetch(`http://127.0.0.1:${port}/api/teams/%E0%A4%A`, { headers: { authorization: `Bearer ${seed.member.token}` } });
     expect([badEscape.status, ((await badEscape.json()) as { error: string }).error]).toEqual([400, "invalid_request"]);
   });

@@ -1,4 +1,6 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+const STATUS_CLASSES = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
 
 /**
  * The service_* metric catalog, on a registry of its own. No metric carries a tenant label:
@@ -61,6 +63,15 @@ export class Metrics {
   ]);
   readonly forgeHookRepairs = this.counter("service_forge_hook_repairs_total", "Provisioned repositories' hooks written again by a repair", ["provider"]);
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
+  readonly httpRequestDuration = new Histogram({
+    name: "service_http_request_duration_seconds",
+    help: 'Time from a request\'s arrival to its answer, by route template, method and status class (2xx, 4xx, …); unmatched paths are route="unmatched"',
+    labelNames: ["route", "method", "status_class"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  /** One child per (route, method, status class): an observation does not hash its labels again. */
+  private readonly httpChildren = new Map<string, { observe(seconds: number): void }>();
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) {
@@ -75,6 +86,18 @@ export class Metrics {
   /** Where service_runners_connected reads its counts when scraped. */
   observeRunners(source: () => Promise<Partial<Record<"platform" | "org", number>>>): void {
     this.runnerSource = source;
+  }
+
+  /** One answered request into service_http_request_duration_seconds. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const statusClass = STATUS_CLASSES[Math.floor(status / 100)] ?? "other";
+    const key = `${method} ${statusClass} ${route}`;
+    let child = this.httpChildren.get(key);
+    if (!child) {
+      child = this.httpRequestDuration.labels(route, method, statusClass);
+      this.httpChildren.set(key, child);
+    }
+    child.observe(seconds);
   }
 
   text(): Promise<string> {

@@ -104,10 +104,13 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     for (const r of routes) {
       expect((await r.call(client(t.app))).body.error, `${r.name} anonymous`).toBe("unauthenticated");
       const other = await r.call(seed.outsider.api);
-      expect([other.status, other.body], `${r.name} other team`).toEqual([404, { error: "not_found", detail: "team not found" }]);
+      expect([other.status, other.body], `${r.name} other team`).toEqual([
+        404,
+        { error: "not_found", detail: "team not found", request_id: expect.any(String) },
+      ]);
       const member = await r.call(seed.member.api);
       expect(member.status, `${r.name} member`).toBe(r.write ? 403 : 200);
-      if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required" });
+      if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required", request_id: expect.any(String) });
       // A member's listing holds this team's records only, values never.
       else
         for (const item of Object.values(member.body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
@@ -132,7 +135,7 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
   it("authorises org key routes: org admins write, org members read, other orgs 404", async () => {
     const fresh = async () => (await seed.orgAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body.id;
     expect((await client(t.app).get(orgKeys())).status).toBe(401);
-    expect((await stranger.get(orgKeys())).body).toEqual({ error: "not_found", detail: "org not found" });
+    expect((await stranger.get(orgKeys())).body).toEqual({ error: "not_found", detail: "org not found", request_id: expect.any(String) });
     expect((await stranger.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).status).toBe(404);
     const listed = await seed.member.api.get(orgKeys());
     expect(listed.status).toBe(200);
@@ -142,6 +145,7 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
     expect((await seed.teamAdmin.api.post(orgKeys(), { provider: "openai", name: "k", secret: "s" })).body).toEqual({
       error: "forbidden",
       detail: "org admin role required",
+      request_id: expect.any(String),
     });
     expect((await seed.teamAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(403);
     expect((await seed.orgAdmin.api.delete(`${orgKeys()}/${await fresh()}`)).status).toBe(204);

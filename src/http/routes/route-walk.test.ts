@@ -5,6 +5,7 @@ import { client, seedTenancy, startTestApp, type TestApp } from "../../test-supp
 
 /** Routes reachable without a token: everything else must answer an anonymous call with 401. */
 const PUBLIC = new Set([
+  "GET /",
   "GET /healthz",
   "GET /readyz",
   "GET /metrics",

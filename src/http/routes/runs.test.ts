@@ -73,7 +73,7 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     const before = (await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs.length;
     const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", ...body });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: "invalid_request", detail: `${field} contains a NUL character`, field });
+    expect(r.body).toEqual({ error: "invalid_request", detail: `${field} contains a NUL character`, field, request_id: expect.any(String) });
     expect((await s.member.api.get(`/api/teams/${s.team.id}/runs`)).body.runs).toHaveLength(before);
   });
 
@@ -88,7 +88,7 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
   it("hides other teams' runs: launch, read, list, cancel, delete answer 404 with nothing of the run, and change nothing", async () => {
     const run = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "converse", vars: { secret_topic: "merger" } })).body;
     const own = (await s.outsider.api.post("/api/runs", { team_id: s.otherTeam.id, bot: "converse" })).body;
-    const runGone = { error: "not_found", detail: "run not found" };
+    const runGone = { error: "not_found", detail: "run not found", request_id: expect.any(String) };
     const hidden = [
       await s.outsider.api.post("/api/runs", { team_id: s.team.id, bot: "converse" }),
       await s.outsider.api.get(`/api/runs/${run.id}`),
@@ -98,9 +98,9 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
       await s.outsider.api.delete(`/api/runs/${run.id}`),
     ];
     expect(hidden.map((r) => [r.status, r.body])).toEqual([
-      [404, { error: "not_found", detail: "team not found" }],
+      [404, { error: "not_found", detail: "team not found", request_id: expect.any(String) }],
       [404, runGone],
-      [404, { error: "not_found", detail: "team not found" }],
+      [404, { error: "not_found", detail: "team not found", request_id: expect.any(String) }],
       [404, runGone],
       [404, runGone],
       [404, runGone],
@@ -265,7 +265,7 @@ describe.each(storeKinds())("runs API on %s", (kind) => {
     const id = claim.run.id;
     const refused = await s.member.api.delete(`/api/runs/${id}`);
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: "forbidden", detail: expect.any(String) });
+    expect(refused.body).toEqual({ error: "forbidden", detail: expect.any(String), request_id: expect.any(String) });
     expect((await s.member.api.get(`/api/runs/${id}`)).body).toMatchObject({ id, status: "succeeded", usage: { reports: 1 } });
     expect((await s.teamAdmin.api.delete(`/api/runs/${id}`)).status).toBe(204);
     expect((await s.member.api.get(`/api/runs/${id}`)).status).toBe(404);

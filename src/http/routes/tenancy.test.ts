@@ -42,7 +42,7 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
       const r = await api.get(`/api/teams/${teamId}`);
       return [r.status, r.status === 200 ? r.body.id : r.body];
     };
-    const hidden = [404, { error: "not_found", detail: "team not found" }];
+    const hidden = [404, { error: "not_found", detail: "team not found", request_id: expect.any(String) }];
     expect(await seen(seed.member.api, seed.team.id)).toEqual([200, seed.team.id]);
     expect(await seen(seed.member.api, seed.otherTeam.id)).toEqual(hidden);
     expect(await seen(seed.outsider.api, seed.otherTeam.id)).toEqual([200, seed.otherTeam.id]);
@@ -79,7 +79,7 @@ describe.each(storeKinds())("tenancy API on %s", (kind) => {
   });
 
   it("keeps super-admin routes to super-admins", async () => {
-    const refused = { error: "forbidden", detail: "super-admin role required" };
+    const refused = { error: "forbidden", detail: "super-admin role required", request_id: expect.any(String) };
     for (const r of [
       await seed.orgAdmin.api.get("/api/admin/orgs"),
       await seed.orgAdmin.api.post("/api/admin/users", { login: "x" }),

@@ -65,7 +65,7 @@ describe.each(storeKinds())("delivery bodies on %s", (kind) => {
     );
     expect([chunked.status, JSON.parse(chunked.body)]).toEqual([
       413,
-      { error: "payload_too_large", detail: `a generic delivery carries at most ${8 * MiB} bytes` },
+      { error: "payload_too_large", detail: `a generic delivery carries at most ${8 * MiB} bytes`, request_id: expect.any(String) },
     ]);
     expect(t.services.bodyBudget.inUse).toBe(0);
     expect(await t.services.metrics.text()).toMatch(/service_http_bodies_refused_total\{reason="too_large"\} 3/);

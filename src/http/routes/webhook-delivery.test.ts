@@ -392,7 +392,10 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       const good = await deliver("generic", hook.id, body, headers(t.clock.now()));
       expect([good.statusCode, JSON.parse(good.body).status]).toEqual([200, "launched"]);
       const stale = await deliver("generic", hook.id, body, headers(t.clock.now() - 6 * 60_000));
-      expect([stale.statusCode, JSON.parse(stale.body)]).toEqual([401, { error: "invalid_signature", detail: "webhook-timestamp is outside the tolerance" }]);
+      expect([stale.statusCode, JSON.parse(stale.body)]).toEqual([
+        401,
+        { error: "invalid_signature", detail: "webhook-timestamp is outside the tolerance", request_id: expect.any(String) },
+      ]);
       const forged = await deliver("generic", hook.id, body, { ...headers(t.clock.now()), "webhook-signature": `v1,${"A".repeat(43)}=` });
       expect(forged.statusCode).toBe(401);
       // The token alone proves nothing in this mode.

@@ -103,7 +103,11 @@ describe("generic lane", () => {
   });
 
   it("a bot outside the scope is not permitted; wildcard needs wildcard_bots and a known bot", () => {
-    expect(decide({ bot: "security-review" })).toEqual({ kind: "invalid", code: "bot_not_permitted", reason: "bot not permitted: security-review" });
+    expect(decide({ bot: "security-review" })).toEqual({
+      kind: "invalid",
+      code: "bot_not_permitted",
+      reason: "bot not permitted: security-review (add it to the webhook's bot_ids)",
+    });
     expect(decide({ bot: "security-review" }, { bot_ids: ["*"] })).toMatchObject({ code: "bot_not_permitted" });
     expect(decide({ bot: "security-review" }, { bot_ids: ["*"], wildcard_bots: true }).kind).toBe("launch");
     expect(decide({ bot: "no-such-bot" }, { bot_ids: ["*"], wildcard_bots: true })).toMatchObject({ code: "unknown_bot" });

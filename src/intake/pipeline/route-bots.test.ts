@@ -47,7 +47,7 @@ describe("legacy routing (bot_rules null)", () => {
     [{ bot_ids: ["*"], wildcard_bots: false }],
     [{ bot_ids: ["converse", "security-review"], default_bot_id: "review-pr" }],
   ])("%j: review-pr outside the scope is not permitted", (config) => {
-    expect(opened(config)).toEqual({ kind: "invalid", code: "bot_not_permitted", reason: "bot not permitted: review-pr" });
+    expect(opened(config)).toEqual({ kind: "invalid", code: "bot_not_permitted", reason: "bot not permitted: review-pr (add it to the webhook's bot_ids)" });
   });
 
   it("never treats a literal * as a bot id", () => {

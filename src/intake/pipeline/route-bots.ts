@@ -37,7 +37,7 @@ export function botPermitted(config: WebhookConfig, botId: string): boolean {
 }
 
 function checkBot(config: WebhookConfig, isKnownBot: IsKnownBot, botId: string): DeliveryDecision | undefined {
-  if (!botPermitted(config, botId)) return invalid("bot_not_permitted", `bot not permitted: ${botId}`);
+  if (!botPermitted(config, botId)) return invalid("bot_not_permitted", `bot not permitted: ${botId} (add it to the webhook's bot_ids)`);
   if (!isKnownBot(botId)) return invalid("unknown_bot", `unknown bot: ${botId}`);
   return undefined;
 }

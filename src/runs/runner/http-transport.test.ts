@@ -74,6 +74,7 @@ describe("the runner protocol's HTTP transport", () => {
         repoUrl: "https://forge.example/a/b.git",
         repoRef: "main",
         projectPath: null,
+        answer: null,
       },
       credentials: { BOT_KEY_EXAMPLE: "sk-1" },
     });
@@ -134,6 +135,27 @@ describe("the runner protocol's HTTP transport", () => {
         usage: [{ id: "u1", cost_usd: 0.25, input_tokens: 10, output_tokens: 2, fingerprint: "fp", provider: "example", tier: "team", amount_type: "metered" }],
       },
     });
+  });
+
+  it("hands the attempt the answer its ticket carries, and sends a question and a summary with the finish", async () => {
+    fake.answer(() => ({ status: 200, body: { ...WIRE, answer: "next" } }));
+    const answered = (await transport.claim(new AbortController().signal))!;
+    expect(answered.input.answer).toBe("next");
+    fake.answer(() => ({ status: 200, body: { finished: true } }));
+    const question = { text: "Which branch?", choices: ["main", "next"] };
+    await transport.finish(answered, {
+      outcome: { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question, summary: "asked" },
+      usage: [],
+    });
+    expect(fake.calls.at(-1)?.body.outcome).toEqual({
+      status: "failed_resumable",
+      failure_code: "QUESTION",
+      detail: "Which branch?",
+      question,
+      summary: "asked",
+    });
+    await transport.finish(answered, { outcome: { status: "succeeded", summary: "done" }, usage: [] });
+    expect(fake.calls.at(-1)?.body.outcome).toEqual({ status: "succeeded", summary: "done" });
   });
 
   it("reports a refused token as such, so the runner stops", async () => {

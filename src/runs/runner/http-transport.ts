@@ -28,6 +28,8 @@ interface TicketWire {
   repo_url: string | null;
   repo_ref: string | null;
   project_path: string | null;
+  /** A person's answer to the previous attempt's question (null, or absent from an older service: none). */
+  answer?: string | null;
   credentials: Record<string, string>;
 }
 
@@ -71,7 +73,16 @@ export class HttpTransport implements RunnerTransport {
       claimToken: t.claim_token,
       leaseMs: Math.round(t.lease_seconds * 1000),
       bot: { id: t.bot.id, command: t.bot.command, timeoutMs: Math.round(t.bot.timeout_seconds * 1000), env: t.bot.env, providers: [], cwd: this.o.botsDir },
-      input: { runId: t.run_id, botId: t.bot.id, attempt: t.attempt, vars: t.vars, repoUrl: t.repo_url, repoRef: t.repo_ref, projectPath: t.project_path },
+      input: {
+        runId: t.run_id,
+        botId: t.bot.id,
+        attempt: t.attempt,
+        vars: t.vars,
+        repoUrl: t.repo_url,
+        repoRef: t.repo_ref,
+        projectPath: t.project_path,
+        answer: t.answer ?? null,
+      },
       credentials: t.credentials,
     };
   }
@@ -99,14 +110,17 @@ export class HttpTransport implements RunnerTransport {
 
   async finish(ticket: AttemptTicket, report: AttemptReport): Promise<{ finished: boolean }> {
     const o = report.outcome;
+    const summary = o.summary && { summary: o.summary.slice(0, 280) };
     const outcome =
       o.status === "succeeded" || o.status === "cancelled"
-        ? { status: o.status }
+        ? { status: o.status, ...summary }
         : {
             status: o.status,
             failure_code: o.failureCode,
             ...(o.detail !== undefined && { detail: o.detail.slice(0, 2000) }),
             ...(o.usageWindow && { usage_window: { provider: o.usageWindow.provider.slice(0, 512), reset_at: new Date(o.usageWindow.resetAt).toISOString() } }),
+            ...(o.question && { question: o.question }),
+            ...summary,
           };
     return (await this.call(`runs/${encodeURIComponent(ticket.runId)}/finish`, {
       claim_token: ticket.claimToken,

@@ -15,9 +15,9 @@ interface RunnerProcess {
   exited: Promise<number | null>;
 }
 
-/** `node dist/runner-main.js` with exactly the environment given (no PATH, no HOME unless given). */
-function startRunnerProcess(env: Record<string, string>): RunnerProcess {
-  const proc = spawn(process.execPath, [RUNNER_MAIN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/** `node dist/runner-main.js` (or another entry and arguments) with exactly the environment given (no PATH, no HOME unless given). */
+function startRunnerProcess(env: Record<string, string>, argv: string[] = [RUNNER_MAIN]): RunnerProcess {
+  const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
   proc.stderr!.on("data", (c: Buffer) => (out += c.toString("utf8")));
@@ -40,8 +40,8 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
   let s: Seed;
   let url: string;
   const started: RunnerProcess[] = [];
-  const runner = (env: Record<string, string>) => {
-    const r = startRunnerProcess(env);
+  const runner = (env: Record<string, string>, argv?: string[]) => {
+    const r = startRunnerProcess(env, argv);
     started.push(r);
     return r;
   };
@@ -110,6 +110,21 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
     expect((await s.admin.delete(`/api/admin/runners/${minted.id}`)).status).toBe(204);
     expect(await r.exited).toBe(3);
     expect(r.output()).toContain("the service refused its token");
+  });
+
+  it("runs as `remote runner` with the URL and token given as options", async () => {
+    const minted = (await s.admin.post("/api/admin/runners", { name: "cli" })).body;
+    const runId = (await s.admin.post("/api/runs", { team_id: s.team.id, bot: "converse" })).body.id;
+    const r = runner({}, [path.join(ROOT, "dist/cli/main.js"), "runner", "--url", url, "--token", minted.token, "--name", "cli-host"]);
+    const done = await until("the run to end", async () => {
+      const view = (await s.admin.get(`/api/runs/${runId}`)).body;
+      return view.status === "succeeded" || view.status === "failed" ? view : undefined;
+    });
+    expect(done.status, r.output()).toBe("succeeded");
+    const attempt = await t.store.db.selectFrom("run_attempts").select("claimed_by").where("run_id", "=", runId).executeTakeFirstOrThrow();
+    expect(attempt.claimed_by).toBe(`cli/cli-host (${minted.id})`);
+    r.proc.kill("SIGTERM");
+    expect(await r.exited).toBe(0);
   });
 
   it("refuses to start without a URL and a token, saying which is missing", async () => {
