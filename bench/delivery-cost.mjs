@@ -1,19 +1,27 @@
 // The delivery path's cost per request without HTTP: the real services (dist/) on a file-backed
 // SQLite store, fed GitHub's pull_request.opened payload, 32 deliveries in flight.
-//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements]
+//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements] [--receiver] [--keep]
 // --statements times every SQLite statement (µs per execution), the way the costs in
 // ANALYSIS.md were found. Profile with: node --cpu-prof bench/delivery-cost.mjs launched
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { splitPayload, sign } from "./lib/payload.mjs";
 
 const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: "string", default: "20000" }, statements: { type: "boolean", default: false } },
+  options: {
+    requests: { type: "string", default: "20000" },
+    statements: { type: "boolean", default: false },
+    // Deliveries go through the endpoint's receiver (body read, answer built), as HTTP requests do.
+    receiver: { type: "boolean", default: false },
+    // The webhook keeps each delivery's request (keep_payloads), to measure what keeping costs; implies --receiver.
+    keep: { type: "boolean", default: false },
+  },
 });
 const scenario = positionals[0] ?? "launched";
 if (!["launched", "filtered", "duplicate"].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
@@ -98,6 +106,7 @@ const hook = await post(`/api/teams/${team.id}/webhooks`, {
   burst: 1_000_000,
   bot_ids: ["review-pr"],
   ...(scenario === "filtered" ? { author_allowlist: ["someone-else"] } : {}),
+  ...(opt.keep ? { keep_payloads: true } : {}),
 });
 
 const payload = splitPayload();
@@ -124,7 +133,14 @@ async function drive(list) {
   await Promise.all(
     Array.from({ length: 32 }, async () => {
       while (next < list.length) {
-        const o = await services.intake.deliver(list[next++]);
+        const req = list[next++];
+        if (opt.receiver || opt.keep) {
+          const a = await services.receiveDelivery({ ...req, body: Readable.from([req.rawBody]) });
+          const kind = a?.body?.status ?? a?.body?.error ?? "none";
+          outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+          continue;
+        }
+        const o = await services.intake.deliver(req);
         const kind = o.kind === "launch" ? o.results[0].kind : o.kind;
         outcomes[kind] = (outcomes[kind] ?? 0) + 1;
       }

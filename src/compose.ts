@@ -27,8 +27,13 @@ import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
 import { RunCredentials } from "./credentials/run-credentials.js";
+import { RunForgeTokens } from "./connections/run-forge-tokens.js";
 import { WebhookService } from "./webhooks/webhook-service.js";
 import { DeliveryLog } from "./deliveries/delivery-log.js";
+import { RequestKeeper } from "./deliveries/request-keeper.js";
+import { Redeliveries } from "./deliveries/redeliver.js";
+import { Pings } from "./deliveries/ping.js";
+import { Readable } from "node:stream";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -43,6 +48,7 @@ import { TriggerService } from "./surfaces/trigger-service.js";
 import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
+import { BoundedWork } from "./core/bounded-work.js";
 import { ForgeNetwork } from "./forge/forge-network.js";
 import { NetworkPolicy } from "./core/network-policy.js";
 import { ForgeClients } from "./forge/forge-clients.js";
@@ -74,9 +80,11 @@ export function composeServices(infra: Infrastructure): Services {
   const audit = new AuditLog({ clock, ids });
   const tokens = new AccessTokens({ store, clock, ids, access, audit });
   const sessions = new Sessions({ store, clock, ids, access, audit, ttlMs: infra.config.sessionTtlMs });
-  const throttle = new AddressThrottle(clock, SIGN_IN_POLICY.addressMaxFailures, SIGN_IN_POLICY.addressWindowMs);
-  const signIn = new SignIn({ store, clock, metrics: infra.metrics, sessions, throttle, passwordMaxAgeMs: infra.config.passwordMaxAgeMs });
-  const passwords = new Passwords({ store, clock, ids, access, audit, metrics: infra.metrics });
+  const throttle = new AddressThrottle(store, clock, SIGN_IN_POLICY.addressMaxFailures, SIGN_IN_POLICY.addressWindowMs);
+  // libuv runs 4 hashes at once; a few more wait behind them, and a flood beyond is answered 503 at once.
+  const hashing = new BoundedWork(SIGN_IN_POLICY.hashingRunning, SIGN_IN_POLICY.hashingWaiting);
+  const signIn = new SignIn({ store, clock, metrics: infra.metrics, sessions, throttle, hashing, passwordMaxAgeMs: infra.config.passwordMaxAgeMs });
+  const passwords = new Passwords({ store, clock, ids, access, audit, metrics: infra.metrics, hashing });
   const authenticate = (token: string) => (token.startsWith(SESSION_PREFIX) ? sessions.authenticate(token) : tokens.authenticate(token));
   const tenancy = new TenancyService({ store, clock, ids, access, audit, changes });
   const bots = new BotCatalog({ store, clock, access, audit });
@@ -135,7 +143,13 @@ export function composeServices(infra: Infrastructure): Services {
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
   const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
   const botCommands = new BotCommands(infra.config.botsFile);
-  const runCredentials = new RunCredentials({ store, sealer: infra.sealer, clock, platformKeys: platformKeysOf(infra.config.platformKeys) });
+  const runCredentials = new RunCredentials({
+    store,
+    sealer: infra.sealer,
+    clock,
+    platformKeys: platformKeysOf(infra.config.platformKeys),
+    forgeTokens: new RunForgeTokens({ store, sealer: infra.sealer, forgeClients }),
+  });
   const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
   const runnerDesk = new RunnerDesk({
     runs: runQueue,
@@ -206,8 +220,27 @@ export function composeServices(infra: Infrastructure): Services {
   const boardDispatcher = new BoardDispatcher({ store, clock, launcher, log: infra.log.child({ component: "board-dispatcher" }) });
   const triggers = new TriggerService({ store, clock, ids, access, audit, bots, launcher });
   const bodyBudget = new BodyBudget(infra.config.http.bodyBudgetBytes, (held) => infra.metrics.httpBodyBytes.set(held));
-  const deliveries = new DeliveryLog({ store, access });
-  const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log });
+  const keptRequests = new RequestKeeper({
+    store,
+    clock,
+    ids,
+    sealer: infra.sealer,
+    settings: infra.config.keptRequests,
+    log: infra.log.child({ component: "kept-requests" }),
+  });
+  const deliveries = new DeliveryLog({ store, access, keptRequests });
+  const redeliveries = new Redeliveries({ store, clock, audit, log: deliveries, keptRequests, targets, intake });
+  const receiveDelivery = deliveryReceiver({ intake, budget: bodyBudget, metrics: infra.metrics, log: infra.log, keeper: keptRequests });
+  const pings = new Pings({
+    clock,
+    log: deliveries,
+    targets,
+    baseUrl: infra.config.baseUrl,
+    send: async (r) => {
+      const a = await receiveDelivery({ provider: r.provider, webhookId: r.webhookId, headers: r.headers, body: Readable.from([r.body]), sourceIp: null });
+      return a ? { status: a.status, body: a.body } : null;
+    },
+  });
   return {
     config: infra.config,
     clock,
@@ -221,6 +254,9 @@ export function composeServices(infra: Infrastructure): Services {
     tenancy,
     webhooks,
     deliveries,
+    keptRequests,
+    redeliveries,
+    pings,
     connections,
     provisioning,
     repoBots,

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
   const runLogs = services.runLogs.start();
+  const keptRequests = services.keptRequests.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
 
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     () => scheduler.stop(),
     () => retries.stop(),
     () => runLogs.stop(),
+    () => keptRequests.stop(),
     () => boardDispatcher.stop(),
     () => securityRead.stop(),
     () => store.close(),

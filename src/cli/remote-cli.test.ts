@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -185,6 +185,29 @@ describe("the remote CLI against the service", () => {
     }
   });
 
+  it("sends a kept delivery again as a team admin, under the event's key or a fresh one", async () => {
+    const made = (await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+    const hook = { id: made.config.id as string, token: made.token as string };
+    await deliver(hook, "d".repeat(40));
+    const member = as(seed.member.token);
+    const id = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id])).stdout).deliveries[0].id;
+    // Not kept (keep_payloads is off): refused with the API's reason; then kept and sent again.
+    const notKept = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, id]);
+    expect([notKept.code, notKept.stderr]).toEqual([1, expect.stringContaining("keep_payloads")]);
+    await seed.teamAdmin.api.patch(`/api/teams/${seed.team.id}/webhooks/${hook.id}`, { keep_payloads: true });
+    await deliver(hook, "c".repeat(40));
+    const kept = JSON.parse((await member(["--json", "deliveries", "list", seed.team.id, hook.id, "--limit", "1"])).stdout).deliveries[0].id;
+    expect((await member(["deliveries", "redeliver", seed.team.id, hook.id, kept])).code).toBe(1);
+    const again = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/outcome\s+duplicate/);
+    expect(again.stdout).toMatch(/proof\s+verified_again/);
+    const fresh = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept, "--fresh-key"]);
+    expect(fresh.stdout).toMatch(/outcome\s+launched/);
+    const ping = await as(seed.teamAdmin.token)(["webhooks", "ping", seed.team.id, hook.id]);
+    expect([ping.code, ping.stdout]).toEqual([0, expect.stringMatching(/reached\s+true[\s\S]*outcome\s+filtered/)]);
+  });
+
   it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {
     await seed.orgAdmin.api.patch(`/api/teams/${seed.team.id}`, { status: "active" });
     const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} })).body.id;
@@ -292,6 +315,28 @@ describe("the remote CLI against the service", () => {
     await new Promise((resolve) => probe.close(resolve));
     const down = await remote(["orgs", "list"], { SERVICE_URL: closed, SERVICE_TOKEN: "iap_x" });
     expect([down.code, down.stderr]).toEqual([1, expect.stringContaining(`cannot reach ${closed}: connect ECONNREFUSED`)]);
+  });
+
+  it("prints its version, calls any route with `api` (a body inline or from a file), and exits 1 on a refusal, 2 on a bad command line", async () => {
+    const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+    expect(await remote(["--version"])).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const admin = as(t.adminToken);
+    const me = await admin(["api", "GET", "/api/users/me"]);
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ login: "admin" });
+    const created = await admin(["api", "post", "/api/admin/orgs", "--data", '{"name":"Made by api"}']);
+    expect([created.code, JSON.parse(created.stdout).name]).toEqual([0, "Made by api"]);
+    const file = path.join(home, "org.json");
+    writeFileSync(file, JSON.stringify({ name: "From a file" }));
+    expect(JSON.parse((await admin(["api", "POST", "/api/admin/orgs", "--data", `@${file}`])).stdout).name).toBe("From a file");
+    const refused = await as(seed.member.token)(["api", "GET", "/api/admin/orgs"]);
+    expect([refused.code, refused.stdout]).toEqual([1, ""]);
+    expect(refused.stderr).toMatch(/forbidden: .* \(HTTP 403\)/);
+    expect((await admin(["api", "FETCH", "/api/users/me"])).code).toBe(2);
+    expect((await admin(["api", "POST", "/api/admin/orgs", "--data", "{not json"])).code).toBe(2);
+    // A password change asks on the terminal; without one it says so (2) and changes nothing.
+    const password = await admin(["password"]);
+    expect([password.code, password.stderr]).toEqual([2, "remote: Current password not given (no terminal to ask on)\n"]);
   });
 
   it("answers --help on every command", async () => {

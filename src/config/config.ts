@@ -1,6 +1,7 @@
 import { type Cidr, parseCidrList } from "../core/network-policy.js";
 import type { RetryPolicy } from "../runs/retry-policy.js";
 import type { RunLogSettings } from "../runs/run-logs.js";
+import type { KeptRequestSettings } from "../deliveries/kept-request-settings.js";
 import path from "node:path";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
@@ -47,6 +48,8 @@ export interface Config {
   forgeBotLogin: string;
   /** Private networks forge calls may reach (SERVICE_FORGE_ALLOWED_NETWORKS); public addresses need no entry. */
   forgeAllowedNetworks: Cidr[];
+  /** Management API calls a minute per credential (or per address without one), per replica; 0 = no limit. */
+  apiRateLimitPerMin: number;
   /**
    * Which proxies' X-Forwarded-For to believe for a caller's address (the delivery record's
    * source IP): false (none, the default), true (any), a hop count, or addresses/CIDRs.
@@ -59,6 +62,8 @@ export interface Config {
   passwordMaxAgeMs: number;
   /** How much of each attempt's output is kept (its head and its tail), and for how long. */
   runLogs: RunLogSettings;
+  /** Deliveries' requests kept for webhooks with keep_payloads: the largest body kept, and for how long. */
+  keptRequests: KeptRequestSettings;
   /** Bearer token /metrics asks for; empty leaves /metrics open. */
   metricsToken: string;
   /** What start-up should say as warnings: unknown names, lenient fallbacks, an unreachable base URL. */
@@ -183,11 +188,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxConnections: read.integer("SERVICE_HTTP_MAX_CONNECTIONS", 4096, 16, 1_000_000),
     },
     sessionTtlMs: read.duration("SERVICE_SESSION_TTL", 12 * 3600_000),
+    apiRateLimitPerMin: read.integer("SERVICE_API_RATE_LIMIT", 1200, 0, 1_000_000),
     passwordMaxAgeMs: read.duration("SERVICE_PASSWORD_MAX_AGE", 0),
     runLogs: {
       headBytes: read.integer("SERVICE_RUN_LOG_HEAD_KB", 1024, 1, 1024 * 1024) * 1024,
       tailBytes: read.integer("SERVICE_RUN_LOG_TAIL_KB", 1024, 1, 1024 * 1024) * 1024,
       retentionMs: read.integer("SERVICE_RUN_LOG_RETENTION_DAYS", 30, 1, 36_500) * 86_400_000,
+    },
+    keptRequests: {
+      maxBodyBytes: read.integer("SERVICE_DELIVERY_PAYLOAD_MAX_BYTES", 1024 * 1024, 0, 25 * 1024 * 1024),
+      retentionMs: read.integer("SERVICE_DELIVERY_PAYLOAD_RETENTION_DAYS", 7, 1, 3650) * 86_400_000,
     },
     metricsToken: read.string("SERVICE_METRICS_TOKEN", ""),
     warnings,

@@ -54,7 +54,12 @@ export async function deliveriesPage(
   <button type="submit">Filter</button>
 </form>
 ${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows, "No delivery matches.")}
-<nav class="pages" aria-label="Pages">${newer} ${older}</nav>`,
+<nav class="pages" aria-label="Pages">${newer} ${older}</nav>
+<h2>Test delivery</h2>
+<form method="post" action="${base}/ping">
+  ${hook.sign_mode === "token" ? html`<label>Token <input name="token" type="password" autocomplete="off" required placeholder="wh_…"></label>` : ""}
+  <p><button type="submit">Send a test delivery</button> <span class="muted">team admins; the forge's ping (or test push), signed, through the delivery endpoint</span></p>
+</form>`,
   };
 }
 
@@ -67,7 +72,8 @@ export async function deliveryPage(s: Services, p: Principal, teamId: string, we
     (t) =>
       html`<tr${t.result === "decided" ? html` class="decided"` : ""}><td>${t.step}</td><td>${t.result.replaceAll("_", " ")}</td><td>${t.detail ?? ""}</td></tr>`,
   );
-  const facts: [string, string | null][] = [
+  const link = (id: string) => html`<a href="/console/teams/${teamId}/webhooks/${webhookId}/deliveries/${id}">${id}</a>`;
+  const facts: [string, string | Safe | null][] = [
     ["Status", d.status],
     ["Received", d.created_at],
     ["Event", [d.event_kind, d.event_action].filter(Boolean).join(" · ") || null],
@@ -80,14 +86,52 @@ export async function deliveryPage(s: Services, p: Principal, teamId: string, we
     ["Idempotency key", d.idempotency_key],
     ["Payload SHA-256", d.payload_sha256],
     ["Source IP", d.source_ip],
+    ["Sends again", got.redelivery_of ? link(got.redelivery_of) : null],
+    ["Proof", got.redelivery ? got.redelivery.proof.replaceAll("_", " ") : null],
+    ["Sent again as", got.redelivered_as.length > 0 ? html`${got.redelivered_as.map((id, i) => html`${i > 0 ? ", " : ""}${link(id)}`)}` : null],
   ];
   return {
     title: `Delivery ${d.id}`,
     body: html`<p class="muted"><a href="/console/teams/${teamId}/webhooks/${webhookId}">Deliveries of ${hook.name}</a> · ${hook.provider}</p>
-<dl>${facts.filter(([, v]) => v).map(([k, v]) => html`<dt>${k}</dt><dd>${k === "Status" ? statusBadge(v!) : v}</dd>`)}</dl>
+<dl>${facts.filter(([, v]) => v).map(([k, v]) => html`<dt>${k}</dt><dd>${k === "Status" ? statusBadge(String(v)) : v!}</dd>`)}</dl>
+${requestSection(got, `/console/teams/${teamId}/webhooks/${webhookId}/deliveries/${d.id}/redeliver`)}
 ${got.run ? html`<p>Run <a href="/console/runs/${got.run.id}">${got.run.id}</a> ${statusBadge(got.run.status)}</p>` : ""}
 <h2>Decision</h2>
 <p>Decided by <strong>${got.trace.decided_by}</strong>.</p>
 ${table(["Step", "Result", "Detail"], steps, "")}`,
   };
+}
+
+type Shown = Awaited<ReturnType<Services["deliveries"]["show"]>>;
+
+/** The request as it arrived (redacted), and the form that sends it again. */
+function requestSection(got: Shown, action: string): Safe {
+  const r = got.request;
+  if (!r) return html`<h2>Request</h2><p class="muted">${got.request_missing ?? ""}</p>`;
+  const headers = Object.entries(r.headers).map(
+    ([k, v]) => html`<tr><td><code>${k}</code></td><td><code>${Array.isArray(v) ? v.join(", ") : v}</code></td></tr>`,
+  );
+  const body = !r.body_kept
+    ? html`<p class="muted">The body (${r.body_bytes} bytes) was larger than the cap and was not kept.</p>`
+    : html`<pre class="payload">${r.body_encoding === "utf8" && r.body ? pretty(r.body) : (r.body ?? "")}</pre>`;
+  const form = r.body_kept
+    ? html`<form method="post" action="${action}">
+  <label><input type="checkbox" name="fresh_key"> under a fresh idempotency key (launch even if this event launched already)</label>
+  <p><button type="submit">Send again</button> <span class="muted">team admins; through the whole pipeline, against today's configuration</span></p>
+</form>`
+    : "";
+  return html`<h2>Request</h2>
+<p class="muted">Kept until ${r.expires_at} · ${r.body_bytes} bytes</p>
+${table(["Header", "Value"], headers, "No headers.")}
+${body}
+${form}`;
+}
+
+/** JSON indented for reading; any other text as it is. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }

@@ -22,7 +22,8 @@ export type IdPrefix =
   | "rst"
   | "fcn"
   | "rbt"
-  | "rtk";
+  | "rtk"
+  | "req";
 
 export interface IdGenerator {
   next(prefix: IdPrefix): string;

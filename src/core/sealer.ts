@@ -32,14 +32,22 @@ export class Sealer {
   }
 
   seal(plaintext: string, context: string): Sealed {
+    return this.sealBytes(Buffer.from(plaintext, "utf8"), context);
+  }
+
+  sealBytes(plaintext: Buffer, context: string): Sealed {
     const nonce = randomBytes(NONCE);
     const cipher = createCipheriv("aes-256-gcm", this.keys.get(this.currentKeyId)!, nonce, { authTagLength: TAG });
     cipher.setAAD(Buffer.from(context));
-    const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return { keyId: this.currentKeyId, blob: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64url") };
   }
 
   open(sealed: Sealed, context: string): string {
+    return this.openBytes(sealed, context).toString("utf8");
+  }
+
+  openBytes(sealed: Sealed, context: string): Buffer {
     const key = this.keys.get(sealed.keyId);
     if (!key) throw new SealError(`seal key ${sealed.keyId} is not loaded`);
     const raw = Buffer.from(sealed.blob, "base64url");
@@ -48,7 +56,7 @@ export class Sealer {
     decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(raw.subarray(raw.length - TAG));
     try {
-      return Buffer.concat([decipher.update(raw.subarray(NONCE, raw.length - TAG)), decipher.final()]).toString("utf8");
+      return Buffer.concat([decipher.update(raw.subarray(NONCE, raw.length - TAG)), decipher.final()]);
     } catch {
       throw new SealError("sealed value does not open under this key and context");
     }

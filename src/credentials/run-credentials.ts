@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { Sealer } from "../core/sealer.js";
+import { last4 } from "../core/secrets.js";
 import { nulField, nulMessage } from "../runs/nul-field.js";
 import { recordAttemptCredentials } from "../store/attempt-credentials.js";
 import { listOrgApiKeys, listTeamApiKeys, listWorkflowSecrets } from "../store/credentials.js";
@@ -12,6 +13,22 @@ import { keyEnvName, secretEnvName } from "./credential-names.js";
 import type { PlatformKey } from "./platform-keys.js";
 import { resolveCredentials, type CredentialFacts, type CredentialPlan, type CredentialValue } from "./resolve-credentials.js";
 
+/** Repository permissions a bot's forge token asks for (GitHub's names: contents, pull_requests …). */
+export type ForgePermissions = Readonly<Record<string, "read" | "write">>;
+
+/** The forge credential for a run's connected repository, or why it cannot be had. */
+export type ForgeConnectionHandout =
+  | { kind: "token"; token: string; connectionId: string; name: string; fingerprint: string }
+  | { kind: "unavailable"; cause: string };
+
+/** Where BOT_FORGE_TOKEN comes from (connections/run-forge-tokens.ts); undefined: the run has no connected repository. */
+export interface RunForgeTokenSource {
+  tokenFor(run: RunRow, permissions: ForgePermissions | undefined): Promise<ForgeConnectionHandout | undefined>;
+}
+
+/** The variable a run's forge credential is handed in. */
+export const FORGE_TOKEN_ENV = "BOT_FORGE_TOKEN";
+
 /** What a bot is handed at spawn: its credential variables, or why the attempt cannot have them. */
 export type Handover = { kind: "handed"; env: Record<string, string> } | { kind: "unavailable"; cause: string };
 
@@ -20,6 +37,8 @@ export interface RunCredentialsDeps {
   sealer: Sealer;
   clock: Clock;
   platformKeys: readonly PlatformKey[];
+  /** BOT_FORGE_TOKEN for runs on a connected repository; absent, none is handed. */
+  forgeTokens?: RunForgeTokenSource;
 }
 
 /**
@@ -29,7 +48,7 @@ export interface RunCredentialsDeps {
 export class RunCredentials {
   constructor(private readonly deps: RunCredentialsDeps) {}
 
-  async handOver(run: RunRow, attempt: number, providers: readonly string[]): Promise<Handover> {
+  async handOver(run: RunRow, attempt: number, providers: readonly string[], forgePermissions?: ForgePermissions): Promise<Handover> {
     const facts = await this.facts(run, providers);
     if (!facts) return { kind: "unavailable", cause: `team ${run.team_id} of the run no longer exists` };
     const plan = resolveCredentials(facts);
@@ -45,7 +64,26 @@ export class RunCredentials {
     // Stored before NULs were refused: spawn would fail, quoting the value in its error.
     const nul = nulField(env);
     if (nul) return { kind: "unavailable", cause: `the value for ${nulMessage(nul)}` };
-    await recordAttemptCredentials(this.deps.store.db, run.id, attempt, this.records(run.id, attempt, plan));
+    const forge = await this.deps.forgeTokens?.tokenFor(run, forgePermissions);
+    if (forge?.kind === "unavailable") return forge;
+    if (forge) env[FORGE_TOKEN_ENV] = forge.token;
+    const records = this.records(run.id, attempt, plan);
+    if (forge) {
+      records.push({
+        run_id: run.id,
+        attempt,
+        created_at: this.deps.clock.now(),
+        kind: "secret",
+        name: FORGE_TOKEN_ENV,
+        credential_id: forge.connectionId,
+        credential_name: forge.name,
+        last4: last4(forge.token),
+        fingerprint: forge.fingerprint,
+        tier: null,
+        source: "connection",
+      });
+    }
+    await recordAttemptCredentials(this.deps.store.db, run.id, attempt, records);
     return { kind: "handed", env };
   }
 

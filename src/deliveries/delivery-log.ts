@@ -5,8 +5,13 @@ import type { DeliveryStatus } from "../store/schema/webhooks.js";
 import type { Store } from "../store/store.js";
 import { findWebhookOfTeam, type WebhookRow } from "../store/webhooks.js";
 import type { Access, Principal } from "../tenancy/access.js";
+import type { TeamRow } from "../store/tenancy.js";
 import { deliveryView } from "../webhooks/webhook-views.js";
 import { traceOf } from "./delivery-trace.js";
+import { shownHeaders, type OpenedRequest, type RequestKeeper } from "./request-keeper.js";
+import { findRedelivery, listRedeliveriesOf } from "../store/kept-requests.js";
+import type { ProviderName } from "../webhooks/webhook-config.js";
+import { iso } from "../core/iso.js";
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
 export const DELIVERIES_MAX_LIMIT = 1000;
@@ -35,6 +40,7 @@ export interface DeliveryListQuery {
 export interface DeliveryLogDeps {
   store: Store;
   access: Access;
+  keptRequests: RequestKeeper;
 }
 
 /** A webhook's delivery log as team members read it: pages with cursors, and one delivery opened. */
@@ -77,26 +83,45 @@ export class DeliveryLog {
     };
   }
 
-  /** One delivery: its row, the trace of the steps it passed, and the run it started. */
+  /**
+   * One delivery: its row, the trace of the steps it passed, the run it started, its request
+   * when kept (signatures and tokens redacted), and what it sent again or was sent again as.
+   */
   async show(p: Principal, teamId: string, webhookId: string, deliveryId: string) {
-    await this.webhook(p, teamId, webhookId, "member");
+    const hook = await this.webhook(p, teamId, webhookId, "member");
     const db = this.deps.store.db;
     const row = await findDeliveryOfWebhook(db, webhookId, deliveryId);
     if (!row) throw notFound("delivery");
     const run = row.run_id ? await findRun(db, row.run_id) : undefined;
+    const kept = await this.deps.keptRequests.open(webhookId, deliveryId);
+    const again = await findRedelivery(db, deliveryId);
     return {
       delivery: deliveryView(row),
       trace: traceOf(row),
       run: run ? { id: run.id, status: run.status, bot_id: run.bot_id, failure_code: run.failure_code } : null,
+      request: kept ? requestView(kept) : null,
+      request_missing: kept
+        ? null
+        : hook.keep_payloads === 1
+          ? "not kept: it arrived before keeping was on, or its retention ended"
+          : "keep_payloads is off for this webhook",
+      redelivery_of: again?.redelivery_of ?? null,
+      redelivery: again ? { proof: again.proof, fresh_key: again.fresh_key !== null, requested_by: again.requested_by } : null,
+      redelivered_as: await listRedeliveriesOf(db, deliveryId),
     };
   }
 
   /** The webhook, when the caller holds `need` on its team (a webhook of another team is not found). */
   async webhook(p: Principal, teamId: string, webhookId: string, need: "member" | "admin"): Promise<WebhookRow> {
-    await this.deps.access.team(p, teamId, need);
+    return (await this.teamWebhook(p, teamId, webhookId, need)).hook;
+  }
+
+  /** The webhook and its team, when the caller holds `need` on the team. */
+  async teamWebhook(p: Principal, teamId: string, webhookId: string, need: "member" | "admin"): Promise<{ hook: WebhookRow; team: TeamRow }> {
+    const { team } = await this.deps.access.team(p, teamId, need);
     const hook = await findWebhookOfTeam(this.deps.store.db, teamId, webhookId);
     if (!hook) throw notFound("webhook");
-    return hook;
+    return { hook, team };
   }
 }
 
@@ -105,4 +130,28 @@ function sinceOf(since: string | number | undefined): number | undefined {
   const ms = typeof since === "number" || /^\d+$/.test(since) ? Number(since) : Date.parse(since);
   if (!Number.isFinite(ms)) throw invalid("since", "since must be an ISO 8601 time or epoch milliseconds");
   return ms;
+}
+
+/** A kept request as a reader sees it: signature and token headers redacted, a UTF-8 body as text, another as base64. */
+function requestView(r: OpenedRequest) {
+  const text = r.body === null ? null : utf8(r.body);
+  return {
+    id: r.id,
+    received_at: iso(r.createdAt),
+    expires_at: iso(r.expiresAt),
+    headers: shownHeaders(r.provider as ProviderName, r.headers),
+    body_bytes: r.bodyBytes,
+    body_kept: r.body !== null,
+    body_encoding: r.body === null ? null : text === undefined ? "base64" : "utf8",
+    body: r.body === null ? null : (text ?? r.body.toString("base64")),
+  };
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+function utf8(b: Buffer): string | undefined {
+  try {
+    return decoder.decode(b);
+  } catch {
+    return undefined;
+  }
 }

@@ -12,9 +12,10 @@ import { answerClientError, createHttpServer } from "./http-server.js";
 import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
-import { REQUEST_ID_HEADER, recordRequest, requestIdOf } from "./request-record.js";
+import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
 import fastifyCookie from "@fastify/cookie";
+import { installApiRateLimit } from "./api-rate-limit.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -60,9 +61,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     frameworkErrors: answerFrameworkError,
     loggerInstance: options.logger,
     // Fastify's own two lines per request are replaced by the one access line of the onResponse hook.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
     genReqId: (req) => requestIdOf(req.headers[REQUEST_ID_HEADER]),
-    requestIdLogLabel: "request_id",
     bodyLimit: API_BODY_LIMIT,
     trustProxy: trustedProxies(services.config.trustProxy),
     return503OnClosing: true,
@@ -89,6 +89,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   // Cookies (the console's session) parsed by the library: a malformed header is no cookie, never a 500.
   await app.register(fastifyCookie);
+  await installApiRateLimit(app, services.config.apiRateLimitPerMin);
   // Every answer: never sniffed into another type, and a Referer (and Origin) sent only to the service itself.
   app.addHook("onRequest", async (_req, reply) => {
     reply.header("x-content-type-options", "nosniff").header("referrer-policy", "same-origin");
@@ -114,9 +115,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  const access = accessLogger(options.logger);
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
-    recordRequest(options.logger, services.metrics, {
+    recordRequest(access, services.metrics, {
       requestId: request.id,
       method: request.method,
       route,

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Metrics } from "../metrics/metrics.js";
 import { answerBody, type Answer } from "./error-handler.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
-import { REQUEST_ID_HEADER, recordRequest, requestIdOf } from "./request-record.js";
+import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 
 /**
  * What Fastify's router would match for `POST /api/webhooks/:provider/:id` with nothing to
@@ -33,6 +33,7 @@ const ROUTE_TEMPLATE = "/api/webhooks/:provider/:id";
  * closing server goes on to Fastify. Answers `true` when it took the request.
  */
 export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const access = accessLogger(opts.log);
   return (req, res) => {
     if (req.method !== "POST") return false;
     const route = ROUTE.exec(req.url ?? "");
@@ -41,7 +42,7 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     opts
       .receive({ provider: route[1]!, webhookId: route[2]!, headers: req.headers, body: req, sourceIp: opts.address(req) ?? null })
-      .then((a) => (a ? send(res, a, requestId, started, opts) : res.destroy()))
+      .then((a) => (a ? send(res, a, requestId, started, opts, access) : res.destroy()))
       .catch((err: unknown) => {
         opts.log.error({ err }, "answering a delivery failed");
         res.destroy();
@@ -50,7 +51,7 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
   };
 }
 
-function send(res: ServerResponse, a: Answer, requestId: string, started: number, opts: DeliveryFastPathOptions): void {
+function send(res: ServerResponse, a: Answer, requestId: string, started: number, opts: DeliveryFastPathOptions, access: FastifyBaseLogger): void {
   const payload = JSON.stringify(answerBody(a, requestId));
   const headers: Record<string, string | number> = {
     "content-type": "application/json; charset=utf-8",
@@ -62,5 +63,5 @@ function send(res: ServerResponse, a: Answer, requestId: string, started: number
   if (a.close || opts.closing()) headers.connection = "close";
   res.writeHead(a.status, headers);
   res.end(payload);
-  recordRequest(opts.log, opts.metrics, { requestId, method: "POST", route: ROUTE_TEMPLATE, status: a.status, durationMs: performance.now() - started });
+  recordRequest(access, opts.metrics, { requestId, method: "POST", route: ROUTE_TEMPLATE, status: a.status, durationMs: performance.now() - started });
 }

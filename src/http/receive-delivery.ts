@@ -2,8 +2,10 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
-import type { DeliveryOpening } from "../intake/delivery-outcome.js";
+import type { DeliveryOpening, DeliveryOutcome, OpenDelivery } from "../intake/delivery-outcome.js";
 import type { Metrics } from "../metrics/metrics.js";
+import { deliveryIdsOf } from "../deliveries/outcome-rows.js";
+import type { RequestKeeper } from "../deliveries/request-keeper.js";
 import type { BodyBudget } from "./body-budget.js";
 import { deliveryAnswer } from "./delivery-answer.js";
 import { errorAnswer, thrownAnswer, type Answer } from "./error-handler.js";
@@ -23,6 +25,8 @@ export interface DeliveryReceiverDeps {
   budget: BodyBudget;
   metrics: Metrics;
   log: FastifyBaseLogger;
+  /** Keeps the requests of webhooks that ask (`keep_payloads`). */
+  keeper?: RequestKeeper;
 }
 
 /** Answers a delivery, or null when its caller went away before the end of its body. */
@@ -35,7 +39,7 @@ export type DeliveryReceiver = (delivery: IncomingDelivery) => Promise<Answer | 
  * process's body budget; then the intake.
  */
 export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
-  const { intake, budget, metrics, log } = deps;
+  const { intake, budget, metrics, log, keeper } = deps;
   return async (delivery) => {
     let read: BodyRead;
     let opened: DeliveryOpening;
@@ -59,7 +63,9 @@ export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
         return null;
       case "body":
         try {
-          return deliveryAnswer(await intake.receive(opened, { ...delivery, rawBody: read.body }));
+          const outcome = await intake.receive(opened, { ...delivery, rawBody: read.body });
+          if (keeper && opened.target.config.keep_payloads) await keep(keeper, opened, delivery, read.body, outcome, log);
+          return deliveryAnswer(outcome);
         } catch (err) {
           return thrownAnswer(err, log);
         } finally {
@@ -79,4 +85,25 @@ const DISCARD_MAX_BYTES = 64 * 1024;
 function unread(headers: IncomingHttpHeaders, a: Answer): Answer {
   const large = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > DISCARD_MAX_BYTES;
   return large ? { ...a, close: true } : a;
+}
+
+/**
+ * A delivery's request kept once its rows are committed, before it is answered. A request that
+ * could not be kept is logged (never its body) and the delivery answered as decided.
+ */
+async function keep(keeper: RequestKeeper, opened: OpenDelivery, delivery: IncomingDelivery, body: Buffer, outcome: DeliveryOutcome, log: FastifyBaseLogger) {
+  const { config } = opened.target;
+  try {
+    await keeper.keep({
+      tenantId: config.tenant_id,
+      webhookId: config.id,
+      provider: opened.provider,
+      headers: delivery.headers,
+      body,
+      sourceIp: delivery.sourceIp,
+      deliveryIds: deliveryIdsOf(outcome),
+    });
+  } catch (err) {
+    log.error({ err, webhookId: config.id }, "a delivery's request could not be kept");
+  }
 }

@@ -16,6 +16,9 @@ import type { RunCredentials } from "../credentials/run-credentials.js";
 import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import type { WebhookService } from "../webhooks/webhook-service.js";
 import type { DeliveryLog } from "../deliveries/delivery-log.js";
+import type { RequestKeeper } from "../deliveries/request-keeper.js";
+import type { Redeliveries } from "../deliveries/redeliver.js";
+import type { Pings } from "../deliveries/ping.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { UsageViews } from "../metering/usage-views.js";
 import type { BotCommands } from "../runs/runner/bot-commands.js";
@@ -56,6 +59,12 @@ export interface Services {
   webhooks: WebhookService;
   /** A webhook's delivery log: pages, one delivery opened. */
   deliveries: DeliveryLog;
+  /** Deliveries' requests kept for webhooks that ask; main.ts starts its retention sweep. */
+  keptRequests: RequestKeeper;
+  /** A kept request sent again through the pipeline. */
+  redeliveries: Redeliveries;
+  /** A signed test delivery through the delivery endpoint. */
+  pings: Pings;
   /** A team's forge connections, and the repositories provisioned through them. */
   connections: ConnectionService;
   provisioning: ProvisionService;

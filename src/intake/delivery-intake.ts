@@ -98,7 +98,7 @@ export class DeliveryIntake {
     if (!provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
     const target = await this.deps.targets.get(head.webhookId);
     if (!target || target.config.provider !== provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
-    const { config, secrets } = target;
+    const { config } = target;
     const now = this.deps.clock.now();
     let provenToken: string | undefined;
     if (config.sign_mode === "token") {
@@ -110,17 +110,9 @@ export class DeliveryIntake {
       provenToken = check.token;
     }
     if (!config.enabled) return { kind: "refused", outcome: { kind: "disabled" } };
-    // The previous HMAC secret only while its window is open now, whenever the target was loaded.
-    const previousSecret = target.previousHmacSecret !== undefined && acceptedPrevious(secrets, now) ? target.previousHmacSecret : undefined;
     // The token was checked against its salted hash above; the body's proof only compares it again.
     const auth: BodyAuth | undefined =
-      config.sign_mode === "token"
-        ? { mode: "token", verifyToken: (presented) => presented === provenToken }
-        : target.hmacSecret === undefined
-          ? undefined
-          : config.sign_mode === "standard"
-            ? { mode: "standard", secret: target.hmacSecret, previousSecret, now }
-            : { mode: "hmac", secret: target.hmacSecret, previousSecret };
+      config.sign_mode === "token" ? { mode: "token", verifyToken: (presented) => presented === provenToken } : signatureAuth(target, now);
     return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 
@@ -187,7 +179,9 @@ export class DeliveryIntake {
     }
     const evaluated = await this.evaluate(provider, target, req, auth, now);
     const { row } = evaluated;
-    const decision = await this.holdGateFixes(config, evaluated.decision);
+    const held = await this.holdGateFixes(config, evaluated.decision);
+    // A redelivery that asked for a fresh key: its launches are keyed apart from the original's.
+    const decision = req.keySalt === undefined ? held : withFreshKeys(held, req.keySalt);
     payloadSha256 = row.payload_sha256 ?? undefined;
     switch (decision.kind) {
       case "filtered": {
@@ -381,4 +375,24 @@ export class DeliveryIntake {
     const known = new Set(await this.deps.bots.knownBotIds(orgId));
     return (id) => known.has(id);
   }
+}
+
+/**
+ * What proves an hmac or standard webhook's body as of `now`: its secret, and the previous one
+ * while its window is open (whenever the target was loaded); undefined without a secret.
+ */
+export function signatureAuth(target: DeliveryTarget, now: number): BodyAuth | undefined {
+  const { config, secrets } = target;
+  if (target.hmacSecret === undefined) return undefined;
+  const previousSecret = target.previousHmacSecret !== undefined && acceptedPrevious(secrets, now) ? target.previousHmacSecret : undefined;
+  return config.sign_mode === "standard"
+    ? { mode: "standard", secret: target.hmacSecret, previousSecret, now }
+    : { mode: "hmac", secret: target.hmacSecret, previousSecret };
+}
+
+/** The decision with each launch keyed apart by `salt` (a redelivery's fresh key). */
+function withFreshKeys<D extends { kind: string }>(decision: D, salt: string): D {
+  if (decision.kind !== "launch" && decision.kind !== "defer") return decision;
+  const d = decision as D & { launches: LaunchPlan[] };
+  return { ...d, launches: d.launches.map((p) => ({ ...p, idempotencyKey: `${p.idempotencyKey}|again:${salt}` })) };
 }

@@ -21,6 +21,8 @@ export interface DeliveryRequest extends DeliveryHead {
    * full collection: 60 MB and more of peak RSS under load.
    */
   rawBody: Buffer;
+  /** A redelivery's fresh idempotency key: launches are keyed apart from the original's by it. */
+  keySalt?: string;
 }
 
 /** A delivery the URL and headers let through: its body may now be read, up to `maxBodyBytes`. */

@@ -32,6 +32,17 @@ export interface LaunchInput {
   connection_id?: string;
 }
 
+/** `https://forge.example/acme/widgets.git` → `acme/widgets`; undefined for what is not a URL. */
+function repoPathOfUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const path = new URL(url).pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
+    return path === "" ? undefined : path;
+  } catch {
+    return undefined;
+  }
+}
+
 export type ApiLaunchResult = { kind: "launched"; run: ReturnType<typeof runView> } | { kind: "denied"; denial: LaunchDenial };
 
 /**
@@ -51,23 +62,37 @@ export class RunsApi {
     }
     const vars = varMap(input.vars ?? {}, "vars");
     if (!(await this.deps.bots.isKnownBot(team.org_id, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
-    // A connection of another team, or none at all, is not found, as any other foreign id is.
-    if (input.connection_id !== undefined && !(await findForgeConnectionOfTeam(this.deps.store.db, input.team_id, input.connection_id))) {
-      throw notFound("connection");
-    }
+    const projectPath = await this.connectedRepo(input);
     const result = await this.deps.launcher.launch({
       teamId: input.team_id,
       botId: input.bot,
       vars,
       repoUrl: input.repo_url,
       repoRef: input.repo_ref,
-      projectPath: input.project_path,
+      projectPath,
       connectionId: input.connection_id,
       source: "api",
       actor: { userId: p.userId, kind: "user" },
       bypassGate: p.superAdmin,
     });
     return result.kind === "launched" ? { kind: "launched", run: runView(result.run) } : result;
+  }
+
+  /**
+   * A run naming `connection_id` is handed a forge credential for its repository alone, so both
+   * must be sound: a connection of the run's own team (another team's credential is not the
+   * caller's to hand out: 404), and the repository as `project_path`, else read off `repo_url`.
+   */
+  private async connectedRepo(input: LaunchInput): Promise<string | undefined> {
+    if (input.connection_id === undefined) return input.project_path;
+    const conn = await findForgeConnectionOfTeam(this.deps.store.db, input.team_id, input.connection_id);
+    // A connection of another team, or none at all, is not found, as any other foreign id is.
+    if (!conn) throw notFound("connection");
+    const path = input.project_path ?? repoPathOfUrl(input.repo_url);
+    if (path === undefined || !/^[\w.-]+(\/[\w.-]+)+$/.test(path)) {
+      throw invalid("project_path", "a run with connection_id names its repository: project_path (owner/name) or a repo_url with that path");
+    }
+    return path;
   }
 
   async get(p: Principal, runId: string) {

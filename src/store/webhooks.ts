@@ -27,6 +27,8 @@ export async function updateWebhook(db: Db, id: string, patch: WebhookRowPatch):
 }
 
 export async function deleteWebhook(db: Db, id: string): Promise<boolean> {
+  // Its pull requests' runs of gate fixes go with it (deliveries stay, for audit).
+  await db.deleteFrom("gate_fix_streaks").where("webhook_id", "=", id).execute();
   const r = await db.deleteFrom("webhooks").where("id", "=", id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }

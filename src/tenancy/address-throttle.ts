@@ -1,48 +1,55 @@
 import type { Clock } from "../core/clock.js";
+import { countAddressFailure, deleteEndedAddressWindows, findAddressFailures, forgiveAddressFailure } from "../store/sign-in-throttle.js";
+import type { Store } from "../store/store.js";
+
+/** A failure counted ahead of the check: what {@link AddressThrottle.forgive} takes back. */
+export interface CountedFailure {
+  address: string;
+  windowStart: number;
+}
 
 /**
- * Failed sign-ins per client address in fixed windows, held by this process: each replica
- * throttles on its own (a caller spread over N replicas gets N times the allowance).
+ * Failed sign-ins per client address in fixed windows, held in the store, so a caller spread
+ * over many replicas gets one allowance, as the account lockout does.
  */
 export class AddressThrottle {
-  private readonly windows = new Map<string, { start: number; failures: number }>();
+  private lastSweep = 0;
 
   constructor(
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly max: number,
     private readonly windowMs: number,
   ) {}
 
   /** Seconds until the address may try again, or 0 when it may now. */
-  blockedFor(address: string): number {
-    const w = this.current(address);
-    return w && w.failures >= this.max ? Math.ceil((w.start + this.windowMs - this.clock.now()) / 1000) : 0;
+  async blockedFor(address: string): Promise<number> {
+    const now = this.clock.now();
+    const w = await findAddressFailures(this.store.db, address, now, this.windowMs);
+    return w && w.failures >= this.max ? Math.max(1, Math.ceil((w.windowStart + this.windowMs - now) / 1000)) : 0;
   }
 
   /**
-   * Counts an attempt as failed before it is checked, so parallel attempts cannot all pass the
-   * check; {@link forgive} takes it back when it did not fail.
+   * Counts an attempt as failed before it is checked, so parallel attempts (on any replica)
+   * cannot all pass the check; {@link forgive} takes it back when it did not fail. Returns the
+   * seconds to wait when this attempt is over the allowance, else 0.
    */
-  fail(address: string): void {
-    const w = this.current(address);
-    if (w) w.failures += 1;
-    else this.windows.set(address, { start: this.clock.now(), failures: 1 });
-  }
-
-  forgive(address: string): void {
-    const w = this.current(address);
-    if (w && w.failures > 0) w.failures -= 1;
-  }
-
-  private current(address: string) {
+  async fail(address: string): Promise<{ counted: CountedFailure; blockedFor: number }> {
     const now = this.clock.now();
-    // Expired windows go as they are met, and all of them when the map grows large.
-    if (this.windows.size > 10_000) for (const [a, w] of this.windows) if (w.start + this.windowMs <= now) this.windows.delete(a);
-    const w = this.windows.get(address);
-    if (w && w.start + this.windowMs <= now) {
-      this.windows.delete(address);
-      return undefined;
-    }
-    return w;
+    await this.sweep(now);
+    const w = await countAddressFailure(this.store.db, address, now, this.windowMs);
+    const blockedFor = w.failures > this.max ? Math.max(1, Math.ceil((w.windowStart + this.windowMs - now) / 1000)) : 0;
+    return { counted: { address, windowStart: w.windowStart }, blockedFor };
+  }
+
+  async forgive(counted: CountedFailure): Promise<void> {
+    await forgiveAddressFailure(this.store.db, counted.address, counted.windowStart);
+  }
+
+  /** Ended windows go at most once a window, a bounded batch at a time. */
+  private async sweep(now: number): Promise<void> {
+    if (now - this.lastSweep < this.windowMs) return;
+    this.lastSweep = now;
+    await deleteEndedAddressWindows(this.store.db, now - this.windowMs);
   }
 }

@@ -1,3 +1,4 @@
+import type { BoundedWork } from "../core/bounded-work.js";
 import type { Clock } from "../core/clock.js";
 import { ServiceError, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
@@ -22,11 +23,17 @@ export interface PasswordDeps {
   access: Access;
   audit: AuditLog;
   metrics: Metrics;
+  /** The process's password hashing, shared with sign-in. */
+  hashing: BoundedWork;
 }
 
 /** Setting passwords: one's own, an admin's choice (to be changed at sign-in), and single-use resets. */
 export class Passwords {
   constructor(private readonly deps: PasswordDeps) {}
+
+  private hash(password: string): Promise<string> {
+    return this.deps.hashing.run(() => hashPassword(password));
+  }
 
   /** With the current password, or a reset token; the caller's other sessions end. */
   async changeOwn(p: Principal, input: { password: string; current_password?: string; reset_token?: string }) {
@@ -34,10 +41,13 @@ export class Passwords {
     if (input.reset_token !== undefined) return this.confirmReset(input.reset_token, password, p);
     const user = await t.findUser(this.deps.store.db, p.userId);
     if (!user) throw notFound("user");
-    if (user.password_hash !== null && !(input.current_password !== undefined && (await verifyPassword(input.current_password, user.password_hash)))) {
+    if (
+      user.password_hash !== null &&
+      !(input.current_password !== undefined && (await this.deps.hashing.run(() => verifyPassword(input.current_password!, user.password_hash!))))
+    ) {
       throw new ServiceError("forbidden", "current_password is missing or wrong", "current_password");
     }
-    return this.set(p.userId, await hashPassword(password), {
+    return this.set(p.userId, await this.hash(password), {
       actorId: p.userId,
       changeRequired: false,
       keepSession: p.sessionId,
@@ -48,7 +58,7 @@ export class Passwords {
   /** A super-admin chooses a user's password; the user must change it at their next sign-in. */
   async setByAdmin(p: Principal, userId: string, password: string) {
     this.deps.access.requireSuperAdmin(p);
-    const hash = await hashPassword(checkPassword(password));
+    const hash = await this.hash(checkPassword(password));
     return this.set(userId, hash, { actorId: p.userId, changeRequired: true, action: "user.password.set" });
   }
 
@@ -79,7 +89,7 @@ export class Passwords {
   /** Spends a reset token (once, unexpired) to set the password; every session of the user ends. */
   async confirmReset(token: string, password: string, caller?: Principal) {
     checkPassword(password);
-    const hash = await hashPassword(password);
+    const hash = await this.hash(password);
     const result = await this.deps.store.tx(async (tx) => {
       const userId = await s.usePasswordReset(tx, sha256Hex(token), this.deps.clock.now());
       // A signed-in caller may spend only a token issued for themselves.

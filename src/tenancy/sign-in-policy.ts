@@ -11,6 +11,10 @@ export const SIGN_IN_POLICY = {
   restrictedSessionMs: 15 * 60_000,
   /** A reset token is good once, for this long. */
   resetTtlMs: 60 * 60_000,
+  /** Password hashes run at once, process-wide (libuv's default thread pool is 4). */
+  hashingRunning: 4,
+  /** Hashes waiting behind them (a few hundred milliseconds of work); beyond, 503 server_busy. */
+  hashingWaiting: 12,
 } as const;
 
 export type SignInPolicy = typeof SIGN_IN_POLICY;

@@ -1,3 +1,4 @@
+import type { BoundedWork } from "../core/bounded-work.js";
 import type { Clock } from "../core/clock.js";
 import { hashPassword, verifyPassword } from "../core/passwords.js";
 import { randomBytes } from "node:crypto";
@@ -18,6 +19,8 @@ export interface SignInDeps {
   metrics: Metrics;
   sessions: Sessions;
   throttle: AddressThrottle;
+  /** The process's password hashing, bounded (a flood is refused 503 server_busy, not queued). */
+  hashing: BoundedWork;
   /** A password older than this must be changed at sign-in (SERVICE_PASSWORD_MAX_AGE); 0 = never. */
   passwordMaxAgeMs: number;
 }
@@ -49,14 +52,18 @@ export class SignIn {
 
   private async attempt(login: string, password: string, address: string): Promise<SignInOutcome> {
     const { throttle } = this.deps;
-    const blocked = throttle.blockedFor(address);
+    const blocked = await throttle.blockedFor(address);
     if (blocked > 0) return { result: "locked", retryAfter: blocked };
-    throttle.fail(address);
+    // Counted before the check, atomically in the store: parallel attempts on any replica cannot all pass.
+    const { counted, blockedFor } = await throttle.fail(address);
+    if (blockedFor > 0) return { result: "locked", retryAfter: blockedFor };
     const first = await this.account(login);
-    // An unknown login costs the same scrypt run as a known one, against a decoy hash.
-    const passwordOk = (await verifyPassword(password, first?.password_hash ?? (await this.decoyHash()))) && first !== undefined;
+    // An unknown login costs the same scrypt run as a known one, against a decoy hash, in the same bounded queue.
+    const hash = first?.password_hash ?? (await this.decoyHash());
+    // Refused busy (503), the attempt stays counted against its address: a flood from one address is throttled sooner.
+    const passwordOk = (await this.deps.hashing.run(() => verifyPassword(password, hash))) && first !== undefined;
     const verdict = await this.decide(login, first, passwordOk);
-    if (verdict.result !== "invalid") throttle.forgive(address);
+    if (verdict.result !== "invalid") await throttle.forgive(counted);
     return this.answer(verdict.result, first?.id, address, verdict.retryAfter ?? 0);
   }
 
@@ -99,7 +106,11 @@ export class SignIn {
   }
 
   private decoyHash(): Promise<string> {
-    this.decoy ??= hashPassword(randomBytes(16).toString("base64url"));
+    this.decoy ??= this.deps.hashing.run(() => hashPassword(randomBytes(16).toString("base64url")));
+    // A refused first try must not leave a refusal behind for every later sign-in.
+    this.decoy.catch(() => {
+      this.decoy = undefined;
+    });
     return this.decoy;
   }
 }

@@ -93,6 +93,8 @@ export interface WebhookConfig {
   explain_refusals: boolean;
   /** The issue lanes and the team's board: off, track (a card follows each launch), coordinate (the card is the work; beyond the spec's names). */
   board_mode: BoardMode;
+  /** Each delivery's request (headers and body) is kept, sealed, for reading and sending again (beyond the spec; default off: keeping costs each delivery a seal and a write). */
+  keep_payloads: boolean;
   provisioned_by: string | null;
   created_at: string;
   updated_at: string;

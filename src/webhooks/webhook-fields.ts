@@ -140,6 +140,7 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     acknowledge_commands: bool,
     explain_refusals: bool,
     board_mode: oneOf(BOARD_MODES),
+    keep_payloads: bool,
   };
 }
 

@@ -42,6 +42,7 @@ export function webhookDefaults(provider: ProviderName): EditableConfig {
     acknowledge_commands: false,
     explain_refusals: false,
     board_mode: "off",
+    keep_payloads: false,
   };
 }
 

@@ -98,4 +98,29 @@ export function registerDeliveries(program: Command): void {
         });
       }),
     );
+  deliveries
+    .command("redeliver")
+    .argument("<team>", "team id")
+    .argument("<webhook>", "webhook id")
+    .argument("<delivery>", "delivery id")
+    .option("--fresh-key", "launch under a fresh idempotency key, even if this event launched already")
+    .description("send a delivery's kept request again through the whole pipeline (team admin)")
+    .action(
+      action(async (ctx, team, webhook, delivery) => {
+        const url = `/api/teams/${enc(team!)}/webhooks/${enc(webhook!)}/deliveries/${enc(delivery!)}/redeliver`;
+        const done = await (await ctx.api()).post(url, { fresh_key: ctx.opts.freshKey === true });
+        ctx.out.show(done, (d) =>
+          fields(
+            {
+              ...d,
+              delivery_ids: d.delivery_ids,
+              answer_status: d.answer.status,
+              outcome: d.answer.body.status ?? d.answer.body.error,
+              reason: d.answer.body.reason ?? d.answer.body.detail ?? null,
+            },
+            ["redelivery_of", "delivery_ids", "proof", "fresh_key", "answer_status", "outcome", "reason"],
+          ),
+        );
+      }),
+    );
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { UsageError, enc } from "../api.js";
+import { ApiRefusal, UsageError, enc } from "../api.js";
 import { action, seconds } from "../context.js";
 import { fields, table } from "../output.js";
 
@@ -76,6 +76,33 @@ export function registerWebhooks(program: Command): void {
           const until = d.config.previous_token_valid_until;
           return `New token (shown once): ${d.token}${until ? `\nThe old token is accepted until ${until}.` : ""}`;
         });
+      }),
+    );
+
+  hooks
+    .command("ping")
+    .argument("<team>", "team id")
+    .argument("<webhook>", "webhook id")
+    .option("--token <token>", "a token-mode webhook's token (the service keeps only its hash)")
+    .description("send a signed test delivery (the forge's ping or test push) through the delivery endpoint (team admin)")
+    .action(
+      action(async (ctx, team, id) => {
+        const body = ctx.opts.token ? { token: ctx.opts.token } : {};
+        const done = await (await ctx.api()).post(`${path(team!, id)}/ping`, body);
+        ctx.out.show(done, (d) =>
+          fields(
+            {
+              ...d,
+              status: d.answer.status,
+              outcome: d.answer.body.status ?? d.answer.body.error,
+              reason: d.answer.body.reason ?? d.answer.body.detail ?? null,
+            },
+            ["event", "reached", "status", "outcome", "reason", "delivery_id"],
+          ),
+        );
+        // Printed, then exit 1: the endpoint refused the test delivery (a wrong token, a bad signature, a disabled webhook).
+        if (!done.reached)
+          throw new ApiRefusal(done.answer.status, String(done.answer.body.error ?? done.answer.body.status), "the test delivery was not accepted");
       }),
     );
 

@@ -47,11 +47,12 @@ export function githubApp(network: ForgeNetwork, forgeBaseUrl: string | null, cr
       }),
     /**
      * A new installation token (auth-app's own cache is bypassed: the caller decides when), with
-     * the installation's permissions or, when named, only these.
+     * the installation's permissions or, when named, only these; over the installation's
+     * repositories or, when named (without their owner), only these.
      */
-    installationToken: (permissions?: Record<string, "read" | "write">) =>
+    installationToken: (permissions?: Record<string, "read" | "write">, repositoryNames?: string[]) =>
       answered(async (): Promise<InstallationToken> => {
-        const minted = await auth({ type: "installation", refresh: true, ...(permissions && { permissions }) });
+        const minted = await auth({ type: "installation", refresh: true, ...(permissions && { permissions }), ...(repositoryNames && { repositoryNames }) });
         const expiresAt = Date.parse(minted.expiresAt);
         if (!Number.isFinite(expiresAt)) throw forgeFailure("forge_unavailable", "the installation token came without an expiry");
         return { token: minted.token, expiresAt };

@@ -111,6 +111,45 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect((await get(`/console/runs/${runId}`, token)).body).toContain('data-live="false"');
   });
 
+  it("shows a kept request redacted and sends it again from the delivery's page, as a team admin only", async () => {
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"], keep_payloads: true })).body;
+    const sent = await t.app.inject({
+      method: "POST",
+      url: `/api/webhooks/generic/${hook.config.id}`,
+      headers: { "x-service-webhook-token": hook.token, "content-type": "application/json" },
+      payload: { bot: "review-pr", vars: { note: "<b>bold</b>" } },
+    });
+    expect(sent.statusCode).toBe(200);
+    const deliveryId = JSON.parse(sent.body).delivery_id as string;
+    const url = `/console/teams/${s.team.id}/webhooks/${hook.config.id}/deliveries/${deliveryId}`;
+    const adminToken = (await s.teamAdmin.api.post("/api/users/me/tokens", { name: "console" })).body.token as string;
+    const shown = await get(url, adminToken);
+    expect(shown.body).toContain("<h2>Request</h2>");
+    expect(shown.body).toContain("[redacted]");
+    expect(shown.body).not.toContain(hook.token);
+    expect(shown.body).toContain("&lt;b&gt;bold&lt;/b&gt;");
+    expect(shown.body).toContain(`action="${url}/redeliver"`);
+    const post = (token: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({
+        method: "POST",
+        url: `${url}/redeliver`,
+        headers: { cookie: `console_token=${encodeURIComponent(token)}`, "content-type": "application/x-www-form-urlencoded", ...headers },
+        payload: "fresh_key=on",
+      });
+    expect((await post(adminToken, {})).statusCode).toBe(403);
+    const denied = await post(await memberToken());
+    expect(denied.statusCode).toBe(403);
+    expect(denied.body).toContain("team admin");
+    const again = await post(adminToken);
+    expect(again.statusCode).toBe(303);
+    const next = String(again.headers.location);
+    expect(next).toMatch(/\/deliveries\/dlv_/);
+    expect(next).not.toContain(deliveryId);
+    const page = await get(next, adminToken);
+    expect(page.body).toContain('<span class="status s-launched">launched</span>');
+    expect(page.body).toContain(`${url}"`);
+  });
+
   it("shows the question a run waits on with a form that answers it from the console's own origin", async () => {
     await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
     const runId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;

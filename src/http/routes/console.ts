@@ -128,7 +128,15 @@ export function registerConsoleRoutes(app: App, s: Services): void {
       const form = (req.body ?? {}) as Record<string, string | undefined>;
       let token = (form.token ?? "").trim();
       if (form.login !== undefined) {
-        const outcome = await s.signIn.login(form.login, form.password ?? "", req.ip);
+        const outcome = await s.signIn.login(form.login, form.password ?? "", req.ip).catch((err: unknown) => {
+          if (err instanceof ServiceError && err.code === "server_busy") return { result: "busy" as const, retryAfter: err.retryAfter ?? 1 };
+          throw err;
+        });
+        if (outcome.result === "busy")
+          return reply
+            .code(503)
+            .header("retry-after", String(outcome.retryAfter))
+            .send(signInPage("The service is busy signing others in; try again in a moment."));
         if (outcome.result === "invalid") return reply.code(401).send(signInPage("Login or password is wrong."));
         if (outcome.result === "locked")
           return reply.code(429).header("retry-after", String(outcome.retryAfter)).send(signInPage("Too many failed sign-ins; try again later."));
@@ -139,6 +147,49 @@ export function registerConsoleRoutes(app: App, s: Services): void {
       }
       setToken(reply, token, secure);
       return reply.redirect("/console", 303);
+    });
+    // A signed test delivery through the endpoint (team admin); the page of the delivery it gave.
+    forms.post("/console/teams/:id/webhooks/:webhook_id/ping", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      if (!principal || principal.passwordChangeRequired) return reply.redirect("/console", 303);
+      const { id, webhook_id } = params(req);
+      const form = (req.body ?? {}) as Record<string, string | undefined>;
+      const here = `/console/teams/${encodeURIComponent(id!)}/webhooks/${encodeURIComponent(webhook_id!)}`;
+      try {
+        const done = await s.pings.ping(principal, id!, webhook_id!, { token: form.token?.trim() || undefined });
+        return reply.redirect(done.delivery_id ? `${here}/deliveries/${encodeURIComponent(done.delivery_id)}` : here, 303);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const me = await s.tenancy.me(principal);
+        return reply
+          .code(STATUS[err.code] ?? 409)
+          .send(page("Not sent", html`<p class="error">${err.message}</p><p><a href="${here}">Back to the deliveries</a></p>`, me));
+      }
+    });
+    // A delivery's kept request sent again (team admin); the page of the delivery it gave, or the error on the original's.
+    forms.post("/console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      if (!principal || principal.passwordChangeRequired) return reply.redirect("/console", 303);
+      const { id, webhook_id, delivery_id } = params(req);
+      const form = (req.body ?? {}) as Record<string, string | undefined>;
+      const here = `/console/teams/${encodeURIComponent(id!)}/webhooks/${encodeURIComponent(webhook_id!)}/deliveries`;
+      try {
+        const done = await s.redeliveries.redeliver(principal, id!, webhook_id!, delivery_id!, { freshKey: form.fresh_key === "on" });
+        const next = done.delivery_ids[0] ?? delivery_id!;
+        return reply.redirect(`${here}/${encodeURIComponent(next)}`, 303);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const me = await s.tenancy.me(principal);
+        return reply
+          .code(STATUS[err.code] ?? 409)
+          .send(page("Not sent again", html`<p class="error">${err.message}</p><p><a href="${here}/${delivery_id!}">Back to the delivery</a></p>`, me));
+      }
     });
     forms.post("/console/runs/:id/answer", { config }, async (req, reply) => {
       noStore(reply);

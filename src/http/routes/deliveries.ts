@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import type { App, Services } from "../services.js";
+import { deliveryAnswer } from "../delivery-answer.js";
 import { Id } from "./schemas.js";
 
 const WebhookParams = Type.Object({ id: Id, webhook_id: Id });
@@ -16,7 +17,23 @@ const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** A webhook's delivery log: members read pages and single deliveries. */
+const RedeliverBody = Type.Union([
+  Type.Object(
+    { fresh_key: Type.Optional(Type.Boolean({ description: "launch under a fresh idempotency key instead of the event's own (default false)" })) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+const PingBody = Type.Union([
+  Type.Object(
+    { token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "a token-mode webhook's token: the service keeps only its hash" })) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+/** A webhook's delivery log: members read pages and single deliveries; team admins send one again, or a test delivery. */
 export function registerDeliveryRoutes(app: App, s: Services): void {
   const tags = ["webhooks"];
   app.get("/api/teams/:id/webhooks/:webhook_id/deliveries", { schema: { tags, params: WebhookParams, querystring: DeliveriesQuery } }, async (req) =>
@@ -24,5 +41,19 @@ export function registerDeliveryRoutes(app: App, s: Services): void {
   );
   app.get("/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id", { schema: { tags, params: DeliveryParams } }, async (req) =>
     s.deliveries.show(req.principal, req.params.id, req.params.webhook_id, req.params.delivery_id),
+  );
+  app.post("/api/teams/:id/webhooks/:webhook_id/ping", { schema: { tags, params: WebhookParams, body: PingBody } }, async (req) =>
+    s.pings.ping(req.principal, req.params.id, req.params.webhook_id, { token: req.body?.token }),
+  );
+  app.post(
+    "/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
+    { schema: { tags, params: DeliveryParams, body: RedeliverBody } },
+    async (req) => {
+      const { outcome, ...done } = await s.redeliveries.redeliver(req.principal, req.params.id, req.params.webhook_id, req.params.delivery_id, {
+        freshKey: req.body?.fresh_key === true,
+      });
+      const answer = deliveryAnswer(outcome);
+      return { ...done, answer: { status: answer.status, body: answer.body } };
+    },
   );
 }

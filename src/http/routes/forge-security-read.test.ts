@@ -86,7 +86,8 @@ describe.each(storeKinds())("security_read_enabled on GitLab on %s", (kind) => {
     expect(answer.status).toBe("launched");
     const run = (await findRun(t.store.db, answer.run_id))!;
     const handed = await t.services.runCredentials.handOver(run, 1, []);
-    expect(handed).toEqual({ kind: "handed", env: { BOT_SECRET_FORGE_SECURITY_READ: token!.token } });
+    // Beside it, the repository's own forge credential (a token connection hands its token).
+    expect(handed).toEqual({ kind: "handed", env: { BOT_SECRET_FORGE_SECURITY_READ: token!.token, BOT_FORGE_TOKEN: "glpat-owner" } });
   });
 
   it("does not touch the forge when the token is already minted (or already withdrawn)", async () => {

@@ -1,4 +1,5 @@
-import type { WebSocket } from "ws";
+import type { AddressInfo } from "node:net";
+import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COOKIE } from "../../console/console-session.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
@@ -123,5 +124,33 @@ describe.each(storeKinds())("a run's live view on %s", (kind) => {
     expect((await m.until((x) => x.type === "run")).run).toMatchObject({ id, status: "queued" });
     await expect(t.app.injectWS(`/console/runs/${id}/stream`, { headers: { cookie, origin: "https://elsewhere.example" } })).rejects.toThrow(/403/);
     await expect(t.app.injectWS(`/console/runs/${id}/stream`, { headers: { origin } })).rejects.toThrow(/401/);
+  });
+});
+
+describe("a run's live view over a real socket", () => {
+  it("upgrades through the service's own server, refuses a handshake without a token, and lets the server close with views open", async () => {
+    const t = await startTestApp("sqlite");
+    const s = await seedTenancy(t);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = (t.app.server.address() as AddressInfo).port;
+    const id = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/runs/${id}/stream`, { headers: { authorization: `Bearer ${s.member.token}` } });
+    const first = await new Promise<string>((resolve, reject) => {
+      ws.on("message", (d) => resolve(String(d)));
+      ws.on("error", reject);
+    });
+    expect(JSON.parse(first)).toMatchObject({ type: "run", run: { id, status: "queued" } });
+    const refused = new WebSocket(`ws://127.0.0.1:${port}/api/runs/${id}/stream`);
+    const status = await new Promise<number>((resolve) =>
+      refused.on("unexpected-response", (req, res) => {
+        req.destroy();
+        resolve(res.statusCode ?? 0);
+      }),
+    );
+    expect(status).toBe(401);
+    const closed = new Promise<void>((r) => ws.on("close", () => r()));
+    // The close must not wait on the open view nor on the refused handshake's socket.
+    await t.close();
+    await closed;
   });
 });

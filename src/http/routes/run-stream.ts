@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import websocket from "@fastify/websocket";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
@@ -21,6 +23,19 @@ const MAX_MESSAGE = 64 * 1024;
  */
 export async function registerRunStreamRoutes(app: App, s: Services): Promise<void> {
   await app.register(websocket, { options: { maxPayload: MAX_MESSAGE } });
+  // An upgrade's socket (a live view, or a handshake refused with 401/404) is the server's to end,
+  // else the server's close waits for it: at shutdown they are cut (a client reconnects elsewhere).
+  const upgraded = new Set<Duplex>();
+  app.server.on("upgrade", (_req: IncomingMessage, socket: Duplex) => {
+    upgraded.add(socket);
+    // A client that hangs up on a refused handshake is hung up on too (the server keeps halves open).
+    socket.once("end", () => socket.end());
+    socket.once("close", () => upgraded.delete(socket));
+  });
+  app.addHook("preClose", (done) => {
+    for (const socket of upgraded) socket.destroy();
+    done();
+  });
   const follow = (principal: Principal, socket: WebSocket, req: FastifyRequest) => {
     const runId = (req.params as { id: string }).id;
     const stop = new AbortController();

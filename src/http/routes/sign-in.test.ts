@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIGN_IN_POLICY } from "../../tenancy/sign-in-policy.js";
+import { AddressThrottle } from "../../tenancy/address-throttle.js";
 import { client, seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
 const PW = "correct horse battery";
@@ -109,6 +111,36 @@ describe.each(storeKinds())("sign-in on %s", (kind) => {
     expect((await login("hank", PW)).status).toBe(429);
     const burst = await Promise.all(Array.from({ length: 25 }, (_, i) => login(`phantom-${i}`, "guess guess guess", "10.8.8.8")));
     expect(burst.filter((r) => r.status === 429)).toHaveLength(5);
+  });
+
+  it("answers a flood of unknown logins from many addresses at once: a bounded queue, the rest 503 server_busy with Retry-After", async () => {
+    await newUser("ivy");
+    const flood = Array.from({ length: 64 }, (_, i) => login(`stranger-${i}`, "not the password", `10.64.${i}.1`));
+    const real = login("ivy", PW, "10.65.0.1");
+    const answers = await Promise.all(flood);
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
+    const busy = answers.filter((r) => r.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const r of busy) {
+      expect(r.body.error).toBe("server_busy");
+      expect(Number(r.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    // The queue holds at most the running and waiting hashes; everything else was refused without one.
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(64 - busy.length);
+    expect([200, 503]).toContain((await real).status);
+    // The flood over, the real user gets in, from the same address.
+    expect((await login("ivy", PW, "10.65.0.1")).status).toBe(200);
+  });
+
+  it("holds the per-address throttle in the store, so every replica sees the same failures", async () => {
+    for (let i = 0; i < SIGN_IN_POLICY.addressMaxFailures; i++) expect((await login(`nobody-${i}`, "whatever it is", "10.7.7.7")).status).toBe(401);
+    // Another replica: its own throttle over the same store.
+    const replica = new AddressThrottle(t.store, t.clock, SIGN_IN_POLICY.addressMaxFailures, SIGN_IN_POLICY.addressWindowMs);
+    expect(await replica.blockedFor("10.7.7.7")).toBeGreaterThan(0);
+    expect(await replica.blockedFor("10.7.7.8")).toBe(0);
+    const row = await t.store.db.selectFrom("sign_in_address_failures").selectAll().where("address", "=", "10.7.7.7").executeTakeFirstOrThrow();
+    expect(row.failures).toBe(SIGN_IN_POLICY.addressMaxFailures);
   });
 
   it("lists, ends and logs out sessions; a super-admin closes them all; deactivation ends them", async () => {

@@ -87,7 +87,9 @@ describe.each(storeKinds())("POST /api/runs connection_id on %s", (kind) => {
     const theirs = (await connect(s.outsider.api, s.otherTeam.id)).body.id as string;
     expect(ours).toMatch(/^fcn_/);
     expect(theirs).toMatch(/^fcn_/);
-    const launch = (connection_id: string) => s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", connection_id });
+    // A run with a connection names its repository (the forge token is for that one alone).
+    const launch = (connection_id: string) =>
+      s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", connection_id, project_path: "acme/widgets" });
     const r = await launch(ours);
     expect(r.status).toBe(201);
     for (const id of [theirs, "fcn_doesnotexist", "not-an-id"]) {

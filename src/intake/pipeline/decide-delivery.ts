@@ -13,7 +13,7 @@ import { decideGitlab } from "../lanes/gitlab-lanes.js";
  */
 export function decideDelivery(config: WebhookConfig, event: DeliveryEvent, context: DeliveryContext): DeliveryDecision {
   if (event.provider !== config.provider) return invalid("bad_payload", `event of ${event.provider} on a ${config.provider} webhook`);
-  if (event.provider === "generic") return decideGeneric(config, event, context);
+  if (event.provider === "generic") return event.ping ? filtered("ping: nothing to launch") : decideGeneric(config, event, context);
   if (event.kind === "ping") return filtered("ping: nothing to launch");
   if (event.kind === "push") return filtered("push events do not launch");
   const allowed = eventAllowed(config.provider, config.event_allowlist, event);

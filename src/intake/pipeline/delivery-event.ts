@@ -138,6 +138,8 @@ export interface GenericEvent {
   provider: "generic";
   kind: "generic";
   body: JsonObject;
+  /** A test delivery (`X-Service-Event: ping`): nothing to launch. */
+  ping?: boolean;
   /** SHA-256 hex of the raw body: the idempotency fallback and the delivery row's payload hash. */
   rawSha256: string;
 }

@@ -37,7 +37,7 @@ export interface EvaluatedDelivery {
 }
 
 function summarise(event: DeliveryEvent): Omit<DeliverySummary, "payloadSha256" | "deliveryId"> {
-  if (event.provider === "generic") return { eventKind: "generic", projectPath: undefined };
+  if (event.provider === "generic") return { eventKind: event.ping ? "ping" : "generic", projectPath: undefined };
   const { projectPath: path, number } = event;
   const isPull = event.kind === "pull_request" || event.kind === "merge_request" || event.commentOn === "pull_request";
   const subjectId =

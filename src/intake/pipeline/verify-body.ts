@@ -65,6 +65,8 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
     return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
   };
 
+  if (input.auth.mode === "arrival") return accept();
+
   if (input.auth.mode === "token") {
     if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
     const check = checkDeliveryToken(input.headers, headers.token, input.auth.verifyToken);

@@ -1,4 +1,5 @@
 import { parseJsonObject } from "../pipeline/json-guards.js";
+import { firstHeaderValue } from "../pipeline/headers.js";
 import { verifyBody } from "../pipeline/verify-body.js";
 import type { Provider } from "./provider.js";
 
@@ -9,7 +10,8 @@ const GENERIC_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const generic: Provider = {
   name: "generic",
   headers: {
-    event: [],
+    // `ping` marks a test delivery (POST …/webhooks/{id}/ping): proven, recorded, nothing launched.
+    event: ["X-Service-Event"],
     delivery: [],
     token: ["X-Service-Webhook-Token"],
     signature: ["X-Service-Webhook-Signature"],
@@ -19,9 +21,10 @@ export const generic: Provider = {
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);
   },
-  parse(payload) {
+  parse(payload, headers) {
     const body = parseJsonObject(payload.text);
     if (!body) return { ok: false, reason: "generic: body is not a JSON object" };
-    return { ok: true, event: { provider: "generic", kind: "generic", body, rawSha256: payload.rawSha256 } };
+    const ping = firstHeaderValue(headers, this.headers.event) === "ping";
+    return { ok: true, event: { provider: "generic", kind: "generic", body, rawSha256: payload.rawSha256, ...(ping && { ping }) } };
   },
 };

@@ -23,7 +23,9 @@ export type BodyAuth =
   | { mode: "hmac"; secret: string; previousSecret?: string }
   | { mode: "token"; verifyToken: TokenVerifier }
   /** Standard Webhooks: the secret, and the time its timestamp must be near. */
-  | { mode: "standard"; secret: string; previousSecret?: string; now: number };
+  | { mode: "standard"; secret: string; previousSecret?: string; now: number }
+  /** A kept request sent again whose proof no current secret gives: it was proven when it arrived (docs/deliveries.md). */
+  | { mode: "arrival" };
 
 export interface VerifyInput {
   headers: HeaderBag;

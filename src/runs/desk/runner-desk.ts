@@ -63,7 +63,7 @@ export class RunnerDesk {
         this.deps.metrics.runnerClaims.inc({ pool, result: "failed" });
         continue;
       }
-      const handed = await this.deps.credentials.handOver(run, attempt, bot.providers);
+      const handed = await this.deps.credentials.handOver(run, attempt, bot.providers, bot.forgePermissions);
       if (handed.kind === "unavailable") {
         log.warn({ cause: handed.cause }, "run failed: its credentials are unavailable");
         await this.deps.runs.finish(claim, { status: "failed", failureCode: "CREDENTIAL_UNAVAILABLE", detail: handed.cause });

@@ -13,6 +13,11 @@ export interface BotCommand {
   env: Record<string, string>;
   /** Providers the bot calls: each attempt is handed a key for each (docs/webhooks.md, "Keys and secrets a run is handed"). */
   providers: string[];
+  /**
+   * What the bot's BOT_FORGE_TOKEN may do on its repository (`forge_permissions`, GitHub's names,
+   * read or write); undefined: contents and metadata read, pull_requests write.
+   */
+  forgePermissions?: Record<string, "read" | "write">;
   /** The bots file's folder: the command's working directory, so relative paths resolve there. */
   cwd: string;
 }
@@ -91,8 +96,16 @@ export function parseBotsFile(text: string, dir: string, name = "bots file"): Ma
     if (!Array.isArray(providers) || !providers.every((p) => typeof p === "string" && KEY_PROVIDER_RE.test(p))) {
       throw new BotsFileError(`${name}: ${id}.providers must list provider names such as anthropic (lower case)`);
     }
+    const forgePermissions = entry.forge_permissions;
+    if (
+      forgePermissions !== undefined &&
+      (!isObject(forgePermissions) || !Object.entries(forgePermissions).every(([k, v]) => /^[a-z_]{1,64}$/.test(k) && (v === "read" || v === "write")))
+    ) {
+      throw new BotsFileError(`${name}: ${id}.forge_permissions must map permission names (contents, pull_requests …) to read or write`);
+    }
     bots.set(id, {
       id,
+      ...(forgePermissions !== undefined && { forgePermissions: forgePermissions as Record<string, "read" | "write"> }),
       command: entry.command as string[],
       timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
       env: env as Record<string, string>,

@@ -7,6 +7,7 @@ import type { CredentialTables } from "./credentials.js";
 import type { BotTables } from "./bots.js";
 import type { LaunchSurfaceTables } from "./launch-surfaces.js";
 import type { ForgeTables } from "./forge.js";
+import type { KeptRequestTables } from "./kept-requests.js";
 
 /** Every table of the store, one interface per capability's group. */
 export interface Database
@@ -18,4 +19,5 @@ export interface Database
     RunsTables,
     UsageTables,
     LaunchSurfaceTables,
-    ForgeTables {}
+    ForgeTables,
+    KeptRequestTables {}

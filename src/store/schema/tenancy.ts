@@ -124,7 +124,15 @@ export interface AuditLogTable {
   detail: string;
 }
 
+/** One address's failed sign-ins in its current fixed window. */
+export interface SignInAddressFailuresTable {
+  address: string;
+  window_start: number;
+  failures: number;
+}
+
 export interface TenancyTables {
+  sign_in_address_failures: SignInAddressFailuresTable;
   orgs: OrgsTable;
   teams: TeamsTable;
   users: UsersTable;

@@ -46,6 +46,8 @@ export interface WebhooksTable {
   acknowledge_commands: number;
   explain_refusals: number;
   board_mode: string;
+  /** 1: each delivery's request is kept, sealed (docs/deliveries.md). */
+  keep_payloads: number;
   auto_implement_on_open: number;
   provisioned_by: string | null;
   /** Salted SHA-256 of the token, `salt$hash`. */

@@ -19,10 +19,19 @@ export interface FakeAppOptions {
 
 /** A GitHub App on the fake GitHub: `GET /app` and installation tokens by JWT, the installation's repositories by token. */
 export class FakeGitHubApp {
-  readonly issued: { token: string; expiresAt: number; permissions: Record<string, string> | undefined; revoked: boolean }[] = [];
+  readonly issued: {
+    token: string;
+    expiresAt: number;
+    permissions: Record<string, string> | undefined;
+    /** The repositories (names, without the owner) the token was narrowed to; undefined: every one of the installation. */
+    repositories?: string[];
+    revoked: boolean;
+  }[] = [];
   /** Permissions the installation was granted: a token asking for more is refused (422), as GitHub does. */
   granted: Record<string, string> = {
     administration: "write",
+    contents: "write",
+    pull_requests: "write",
     metadata: "read",
     security_events: "read",
     vulnerability_alerts: "read",
@@ -74,13 +83,27 @@ export class FakeGitHubApp {
           if (!this.jwtValid(req)) return unauthorized;
           if (Number(id) !== this.o.installationId) return json(404, { message: "Not Found" });
           const asked = (req.body as { permissions?: Record<string, string> } | undefined)?.permissions;
+          const repositories = (req.body as { repositories?: string[] } | undefined)?.repositories;
+          const installed = new Set(this.repositories.map((r) => r.split("/")[1]));
+          if (repositories?.some((r) => !installed.has(r))) {
+            return json(422, {
+              message: "There is at least one repository that does not exist or is not accessible to the parent installation.",
+              documentation_url: "https://docs.github.com/rest",
+            });
+          }
           if (
             asked &&
             Object.entries(asked).some(([name, level]) => this.granted[name] === undefined || (level === "write" && this.granted[name] !== "write"))
           ) {
             return json(422, { message: "The permissions requested are not granted to this installation.", documentation_url: "https://docs.github.com/rest" });
           }
-          const minted = { token: `ghs_installation${this.issued.length + 1}`, expiresAt: this.o.now() + 3_600_000, permissions: asked, revoked: false };
+          const minted = {
+            token: `ghs_installation${this.issued.length + 1}`,
+            expiresAt: this.o.now() + 3_600_000,
+            permissions: asked,
+            ...(repositories && { repositories }),
+            revoked: false,
+          };
           this.issued.push(minted);
           const body: DeepPartial<Schemas["installation-token"]> = {
             token: minted.token,
