@@ -213,7 +213,9 @@ describe("the remote CLI against the service", () => {
     const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} })).body.id;
     const member = as(seed.member.token);
     expect((await member(["runs", "list", seed.team.id, "--status", "queued"])).stdout).toMatch(new RegExp(`${run}\\s+queued\\s+review-pr`));
-    expect((await member(["runs", "show", run])).stdout).toMatch(/status\s+queued/);
+    const queued = (await member(["runs", "show", run])).stdout;
+    expect(queued).toMatch(/status\s+queued/);
+    expect(queued).toContain("Usage: $0, 0 input and 0 output tokens (0 reports)");
     expect(JSON.parse((await member(["--json", "runs", "cancel", run])).stdout).status).toBe("cancelled");
     const resumed = await member(["runs", "resume", run]);
     expect(resumed.code).toBe(1);
@@ -253,7 +255,10 @@ describe("the remote CLI against the service", () => {
     const question = { text: "Which branch?", choices: ["main", "next"] };
     await t.services.runQueue.finish(claim, { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question });
     const member = as(seed.member.token);
-    expect((await member(["runs", "show", run])).stdout).toMatch(/question\s+\{"text":"Which branch\?","choices":\["main","next"\]\}/);
+    const asked = (await member(["runs", "show", run])).stdout;
+    expect(asked).toMatch(/question\s+\{"text":"Which branch\?","choices":\["main","next"\]\}/);
+    expect(asked).toMatch(/^ATTEMPT\s+STATUS\s+FAILURE\s+STARTED\s+FINISHED\s+KEYS$/m);
+    expect(asked).toMatch(/^1\s+\S+/m);
     const wrong = await member(["runs", "answer", run, "develop"]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain("the answer must be one of: main, next");
