@@ -106,7 +106,9 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
         ? true
         : undefined,
     );
-    expect(r.output()).toContain('"ignored":["SERVICE_DATABASE_URL","SERVICE_PLATFORM_KEY_ANTHROPIC","SERVICE_SEAL_KEY"]');
+    const warning = '"ignored":["SERVICE_DATABASE_URL","SERVICE_PLATFORM_KEY_ANTHROPIC","SERVICE_SEAL_KEY"]';
+    await until("the runner's warning", async () => (r.output().includes(warning) ? true : undefined), 10_000).catch(() => undefined);
+    expect(r.output()).toContain(warning);
     expect(r.output()).not.toContain("sk-house");
     expect((await s.admin.delete(`/api/admin/runners/${minted.id}`)).status).toBe(204);
     expect(await r.exited).toBe(3);
