@@ -110,8 +110,9 @@ export function composeServices(infra: Infrastructure): Services {
     log: {
       debug: (m) => forgeLog.debug(m),
       info: (m) => forgeLog.info(m),
-      warn: (m) => forgeLog.warn(m),
-      error: (m) => forgeLog.error(m),
+      // The libraries' lines repeat every retry of a tenant's failing call: kept for debugging only; our own code logs the failure once.
+      warn: (m) => forgeLog.debug(m),
+      error: (m) => forgeLog.debug(m),
     },
   });
   const installationTokens = new InstallationTokens(clock);

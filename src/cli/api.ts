@@ -27,6 +27,12 @@ export class Api {
     return (await this.send(method, path, body, "application/json")).parsed as T;
   }
 
+  /** Any call, its answer's text as sent (`remote api`); a refusal throws as every call's does. */
+  async raw(method: string, path: string, body?: unknown): Promise<{ text: string; headers: Headers }> {
+    const { text, headers } = await this.send(method, path, body, "application/json, text/plain;q=0.9, */*;q=0.1");
+    return { text, headers };
+  }
+
   /** A GET answered with text (a run's log), with the answer's headers. */
   async text(path: string): Promise<{ text: string; headers: Headers }> {
     const { text, headers } = await this.send("GET", path, undefined, "text/plain");

@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -213,7 +213,9 @@ describe("the remote CLI against the service", () => {
     const run = (await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} })).body.id;
     const member = as(seed.member.token);
     expect((await member(["runs", "list", seed.team.id, "--status", "queued"])).stdout).toMatch(new RegExp(`${run}\\s+queued\\s+review-pr`));
-    expect((await member(["runs", "show", run])).stdout).toMatch(/status\s+queued/);
+    const queued = (await member(["runs", "show", run])).stdout;
+    expect(queued).toMatch(/status\s+queued/);
+    expect(queued).toContain("Usage: $0, 0 input and 0 output tokens (0 reports)");
     expect(JSON.parse((await member(["--json", "runs", "cancel", run])).stdout).status).toBe("cancelled");
     const resumed = await member(["runs", "resume", run]);
     expect(resumed.code).toBe(1);
@@ -253,7 +255,10 @@ describe("the remote CLI against the service", () => {
     const question = { text: "Which branch?", choices: ["main", "next"] };
     await t.services.runQueue.finish(claim, { status: "failed_resumable", failureCode: "QUESTION", detail: question.text, question });
     const member = as(seed.member.token);
-    expect((await member(["runs", "show", run])).stdout).toMatch(/question\s+\{"text":"Which branch\?","choices":\["main","next"\]\}/);
+    const asked = (await member(["runs", "show", run])).stdout;
+    expect(asked).toMatch(/question\s+\{"text":"Which branch\?","choices":\["main","next"\]\}/);
+    expect(asked).toMatch(/^ATTEMPT\s+STATUS\s+FAILURE\s+STARTED\s+FINISHED\s+KEYS$/m);
+    expect(asked).toMatch(/^1\s+\S+/m);
     const wrong = await member(["runs", "answer", run, "develop"]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain("the answer must be one of: main, next");
@@ -315,6 +320,28 @@ describe("the remote CLI against the service", () => {
     await new Promise((resolve) => probe.close(resolve));
     const down = await remote(["orgs", "list"], { SERVICE_URL: closed, SERVICE_TOKEN: "iap_x" });
     expect([down.code, down.stderr]).toEqual([1, expect.stringContaining(`cannot reach ${closed}: connect ECONNREFUSED`)]);
+  });
+
+  it("prints its version, calls any route with `api` (a body inline or from a file), and exits 1 on a refusal, 2 on a bad command line", async () => {
+    const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+    expect(await remote(["--version"])).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const admin = as(t.adminToken);
+    const me = await admin(["api", "GET", "/api/users/me"]);
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ login: "admin" });
+    const created = await admin(["api", "post", "/api/admin/orgs", "--data", '{"name":"Made by api"}']);
+    expect([created.code, JSON.parse(created.stdout).name]).toEqual([0, "Made by api"]);
+    const file = path.join(home, "org.json");
+    writeFileSync(file, JSON.stringify({ name: "From a file" }));
+    expect(JSON.parse((await admin(["api", "POST", "/api/admin/orgs", "--data", `@${file}`])).stdout).name).toBe("From a file");
+    const refused = await as(seed.member.token)(["api", "GET", "/api/admin/orgs"]);
+    expect([refused.code, refused.stdout]).toEqual([1, ""]);
+    expect(refused.stderr).toMatch(/forbidden: .* \(HTTP 403\)/);
+    expect((await admin(["api", "FETCH", "/api/users/me"])).code).toBe(2);
+    expect((await admin(["api", "POST", "/api/admin/orgs", "--data", "{not json"])).code).toBe(2);
+    // A password change asks on the terminal; without one it says so (2) and changes nothing.
+    const password = await admin(["password"]);
+    expect([password.code, password.stderr]).toEqual([2, "remote: Current password not given (no terminal to ask on)\n"]);
   });
 
   it("answers --help on every command", async () => {

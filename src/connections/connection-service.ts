@@ -64,11 +64,14 @@ export class ConnectionService {
     const baseUrl = checkBaseUrl(provider, input.base_url ?? null);
     const pin = input.webhook_base_url === undefined ? null : this.webhookBase(input.webhook_base_url, teamId);
     const credential = credentialOf(provider, input);
-    const owner = await identityOf(this.deps.forgeClients, provider, baseUrl, credential);
-    // An App must also be installed where it says: its installation mints a token, or the connection is refused.
-    if (credential.kind === "app")
-      await onForge("the installation", () => githubApp(this.deps.forgeClients.network, baseUrl, credential.app).installationToken());
     const id = this.deps.ids.next("fcn");
+    const owner = await this.tenantForgeCall(id, teamId, provider, async () => {
+      const who = await identityOf(this.deps.forgeClients, provider, baseUrl, credential);
+      // An App must also be installed where it says: its installation mints a token, or the connection is refused.
+      if (credential.kind === "app")
+        await onForge("the installation", () => githubApp(this.deps.forgeClients.network, baseUrl, credential.app).installationToken());
+      return who;
+    });
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
       await f.insertForgeConnection(tx, {
@@ -184,8 +187,24 @@ export class ConnectionService {
 
   private async credentialColumns(row: f.ForgeConnectionRow, token: string) {
     const credential = credentialOf(row.provider as ForgeProviderName, { token });
-    const owner = await identityOf(this.deps.forgeClients, row.provider as ForgeProviderName, row.base_url, credential);
+    const owner = await this.tenantForgeCall(row.id, row.team_id, row.provider, () =>
+      identityOf(this.deps.forgeClients, row.provider as ForgeProviderName, row.base_url, credential),
+    );
     return { ...sealedColumns(this.deps.sealer, row.id, credential), bot_login: owner.login, bot_user_id: owner.id };
+  }
+
+  /**
+   * A forge call a team admin caused: its refusal is the tenant's answer (422/502) and one warn
+   * line naming the connection, never an error line (the libraries' own lines go to debug).
+   */
+  private async tenantForgeCall<T>(connectionId: string, teamId: string, provider: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ServiceError)
+        this.deps.log.warn({ connection_id: connectionId, team_id: teamId, provider, error: err.code }, "forge connection refused by the forge");
+      throw err;
+    }
   }
 
   private async find(db: Db, teamId: string, id: string) {

@@ -39,6 +39,11 @@ export interface AppOptions {
   onRoute?: (route: { method: string; url: string; public: boolean }) => void;
 }
 
+/** No body follows: no length (or 0) and no chunked transfer. */
+function isBodiless(headers: Record<string, string | string[] | undefined>): boolean {
+  return (headers["content-length"] === undefined || headers["content-length"] === "0") && headers["transfer-encoding"] === undefined;
+}
+
 /** Management bodies are small JSON documents. */
 const API_BODY_LIMIT = 1024 * 1024;
 
@@ -113,6 +118,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.addHook("onRequest", (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    // A DELETE sent with a JSON content type and no body (as many clients do) has nothing to parse.
+    if (request.method === "DELETE" && isBodiless(request.headers)) delete request.headers["content-type"];
     done();
   });
   const access = accessLogger(options.logger);

@@ -6,7 +6,7 @@ import { action } from "../context.js";
 import { loadSavedSettings, saveSettings } from "../settings.js";
 
 /** Asks on the terminal for a value not given as an option; a secret one is not echoed. */
-async function ask(question: string, secret = false): Promise<string> {
+export async function ask(question: string, secret = false): Promise<string> {
   if (!process.stdin.isTTY) throw new UsageError(`${question} not given (no terminal to ask on)`);
   let muted = false;
   const output = new Writable({

@@ -5,6 +5,30 @@ import { ApiRefusal, enc } from "../api.js";
 import { action, count } from "../context.js";
 import { fields, table } from "../output.js";
 
+/** A run for people: its fields, its usage, and a table of its attempts with the keys each was handed. */
+function showRun(r: any): string {
+  const u = r.usage ?? {};
+  const usage = `Usage: $${u.cost_usd ?? 0}, ${u.input_tokens ?? 0} input and ${u.output_tokens ?? 0} output tokens (${u.reports ?? 0} reports)`;
+  const attempts = (r.attempts ?? []) as any[];
+  const handed = (a: any) => (a.credentials?.keys ?? []).map((k: any) => `${k.provider} …${k.last4 ?? ""} (${k.source})`).join(", ");
+  return [
+    fields(r, SHOWN),
+    "",
+    usage,
+    "",
+    attempts.length === 0
+      ? "No attempts yet."
+      : table(attempts, [
+          { header: "ATTEMPT", get: (a) => a.number },
+          { header: "STATUS", get: (a) => a.status },
+          { header: "FAILURE", get: (a) => a.failure_code },
+          { header: "STARTED", get: (a) => a.started_at },
+          { header: "FINISHED", get: (a) => a.finished_at },
+          { header: "KEYS", get: handed },
+        ]),
+  ].join("\n");
+}
+
 const SHOWN = [
   "id",
   "team_id",
@@ -52,7 +76,7 @@ export function registerRuns(program: Command): void {
     .description("one run")
     .action(
       action(async (ctx, run) => {
-        ctx.out.show(await (await ctx.api()).get(`/api/runs/${enc(run!)}`), (r) => fields(r, SHOWN));
+        ctx.out.show(await (await ctx.api()).get(`/api/runs/${enc(run!)}`), showRun);
       }),
     );
   runs

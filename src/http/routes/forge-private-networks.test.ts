@@ -36,13 +36,13 @@ describe.each(storeKinds())("a connection to a private network, by default, on %
         const r = await connect(provider, `http://${host}:${port(fake.server.url)}`);
         expect(r.status, host).toBe(422);
         expect(r.body.error).toBe("forge_address_refused");
-        bodies.add(JSON.stringify(r.body));
+        bodies.add(JSON.stringify({ ...r.body, request_id: undefined }));
       }
       const closed = await connect(provider, "http://127.0.0.1:9");
-      bodies.add(JSON.stringify(closed.body));
+      bodies.add(JSON.stringify({ ...closed.body, request_id: undefined }));
       expect(fake.server.requests).toHaveLength(0);
     }
     expect(bodies.size).toBe(1);
     expect((await seed.member.api.get(path())).body.connections).toEqual([]);
-  });
+  }, 120_000); // octokit retries each refusal once after a second
 });

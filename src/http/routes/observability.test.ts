@@ -79,3 +79,21 @@ describe("/metrics with SERVICE_METRICS_TOKEN", () => {
     expect(scraped.body).toContain("service_http_request_duration_seconds");
   });
 });
+
+describe("DELETE with a JSON content type and no body", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(() => t.close());
+
+  it("is taken as a DELETE without a body; a POST so sent is still refused", async () => {
+    const admin = client(t.app, t.adminToken);
+    const token = (await admin.post("/api/users/me/tokens", { name: "spare" })).body;
+    const headers = { authorization: `Bearer ${t.adminToken}`, "content-type": "application/json" };
+    const deleted = await t.app.inject({ method: "DELETE", url: `/api/users/me/tokens/${token.id}`, headers });
+    expect(deleted.statusCode).toBe(204);
+    const post = await t.app.inject({ method: "POST", url: "/api/users/me/tokens", headers: { ...headers, "content-length": "0" } });
+    expect([post.statusCode, post.json().error]).toEqual([400, "invalid_request"]);
+  });
+});

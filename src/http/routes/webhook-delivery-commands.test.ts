@@ -147,6 +147,15 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(calls).toEqual([]);
   });
 
+  it("the bot's own comment in another letter case is its own too: ignored without a forge call", async () => {
+    for (const login of [WORLD.bot.login.toUpperCase(), WORLD.bot.login.replace(/^./, (c) => c.toUpperCase())]) {
+      expect(login).not.toBe(WORLD.bot.login);
+      const { res, calls } = await command({}, "/re-review", login);
+      expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/bot's own identity/) });
+      expect(calls).toEqual([]);
+    }
+  });
+
   it("a read-only user is refused", async () => {
     grant("rita", "read");
     const { res, hook } = await command({}, "/re-review", "rita");

@@ -455,6 +455,21 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     expect(JSON.parse(r.body)).toMatchObject({ error: "org_suspended", detail: "org suspended" });
   });
 
+  it("answers a read-only org 403 org suspended too, for a launching event and a ping, with no launch_error row", async () => {
+    const org = (await seed.admin.post("/api/admin/orgs", { name: "Frozen" })).body;
+    const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "T" })).body;
+    const made = (await seed.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
+    expect((await seed.admin.patch(`/api/admin/orgs/${org.id}`, { status: "read-only" })).status).toBe(200);
+    const hook = { id: made.config.id, token: made.token };
+    for (const r of [await github(hook, prOpened("8".repeat(40))), await github(hook, JSON.stringify({ zen: "ping" }), "ping")]) {
+      expect(r.statusCode).toBe(403);
+      expect(JSON.parse(r.body)).toMatchObject({ error: "org_suspended", detail: "org suspended" });
+    }
+    const rows = await t.store.db.selectFrom("webhook_deliveries").select("status").where("webhook_id", "=", made.config.id).execute();
+    expect(rows.filter((r) => r.status === "launch_error")).toEqual([]);
+    expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toEqual([]);
+  });
+
   it("counts every terminal status in service_webhook_deliveries_total", async () => {
     const text = await t.services.metrics.text();
     for (const status of ["launched", "filtered", "invalid", "duplicate", "rate_limited", "quota_exceeded", "launch_error"]) {
