@@ -91,6 +91,8 @@ export class Runs {
     const failureCode = outcome.status === "failed" || outcome.status === "failed_resumable" ? outcome.failureCode : null;
     const detail = "detail" in outcome ? (outcome.detail ?? null) : null;
     const window = "usageWindow" in outcome ? outcome.usageWindow : undefined;
+    // Usage first: whoever sees the run ended sees what it cost.
+    for (const report of usage) await this.deps.metering.record(claim.run.id, claim.attempt, report);
     const { row, plan } = await this.deps.store.tx(async (tx) => {
       const question = "question" in outcome && outcome.question ? JSON.stringify(outcome.question) : null;
       const end = { status: outcome.status, failureCode, detail, question, summary: outcome.summary ?? null, now };
@@ -103,7 +105,6 @@ export class Runs {
       if (plan.kind === "arm") this.deps.metrics.retryScheduled.inc();
       if (plan.kind === "give_up") this.deps.metrics.dlqDepth.set(await countDeadLetters(this.deps.store.db));
     }
-    for (const report of usage) await this.deps.metering.record(claim.run.id, claim.attempt, report);
     return { finished: row !== undefined };
   }
 

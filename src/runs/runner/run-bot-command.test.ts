@@ -1,8 +1,9 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { OutputChunk } from "./bot-output.js";
 import type { BotCommand } from "./bot-commands.js";
 import { runBotCommand } from "./run-bot-command.js";
-import { chooseSandbox } from "./sandbox.js";
+import { chooseSandbox, Sandbox } from "./sandbox.js";
 
 const input = { runId: "run_1", botId: "b", attempt: 1, vars: {}, repoUrl: null, repoRef: null, projectPath: null };
 /** The machine's own sandbox, as the service would choose it. */
@@ -45,4 +46,57 @@ describe("runBotCommand's output", () => {
     await runBotCommand(botRunning("console.log('x'.repeat(40000))"), input, new AbortController().signal, sandbox, {}, (c) => seen.push(c));
     expect(seen.map((c) => c.text.length)).toEqual([16384, 16384, 40000 - 32768 + 1]);
   });
+});
+
+describe("runBotCommand's end", () => {
+  it("ends when the bot exits, not when a process it detached (holding its stdout) lets go, and keeps what it printed last", async () => {
+    // Without bubblewrap a process that left the group with setsid escapes the group kill; the attempt must end anyway.
+    const script = [
+      "const { spawn } = require('node:child_process')",
+      "spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'detached-holder-' + process.env.BOT_RUN_ID], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] }).unref()",
+      "console.log(JSON.stringify({ usage: { cost_usd: 0.5 } }))",
+    ].join(";");
+    const started = Date.now();
+    const exit = await runBotCommand(botRunning(script), { ...input, runId: "run_detach" }, new AbortController().signal, Sandbox.none());
+    expect(exit).toMatchObject({ kind: "exited", code: 0, usage: [expect.objectContaining({ costMicro: 500_000 })] });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+      try {
+        if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("detached-holder-run_detach")) process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }, 30_000);
+
+  it("stops the whole group on cancel, a child that ignores SIGTERM included", async () => {
+    const script = [
+      "const { spawn } = require('node:child_process')",
+      "spawn(process.execPath, ['-e', \"process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)\", 'stubborn-' + process.env.BOT_RUN_ID], { stdio: 'inherit' })",
+      "console.log('up')",
+      "setInterval(() => {}, 1000)",
+    ].join(";");
+    const stop = new AbortController();
+    const up = new Promise<void>((resolve) => {
+      void runBotCommand(botRunning(script), { ...input, runId: "run_stubborn" }, stop.signal, Sandbox.none(), {}, (c) => {
+        if (c.text === "up\n") resolve();
+      }).then((exit) => ended(exit));
+    });
+    let ended!: (exit: unknown) => void;
+    const done = new Promise((resolve) => (ended = resolve));
+    await up;
+    stop.abort();
+    expect(await done).toMatchObject({ kind: "aborted" });
+    const left = fs
+      .readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("stubborn-run_stubborn");
+        } catch {
+          return false;
+        }
+      });
+    expect(left).toEqual([]);
+  }, 30_000);
 });

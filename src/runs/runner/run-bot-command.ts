@@ -35,8 +35,13 @@ export type BotExit = (
 const STDERR_TAIL = 2000;
 /** After SIGTERM an attempt's processes get this long to exit before SIGKILL. */
 export const KILL_GRACE_MS = 5000;
-/** Once the bot's process has exited, its output pipes get this long to drain; a process that still holds them is not waited for. */
-const DRAIN_MS = 1000;
+/**
+ * Once the bot's process has exited, its output pipes are read until they stay quiet this long;
+ * a process that escaped the group and still holds them is not waited for. Under bubblewrap
+ * nothing can outlive the sandbox, so the pipes close on their own and this is only a backstop.
+ */
+const DRAIN_QUIET_MS = 2000;
+const DRAIN_QUIET_BWRAP_MS = 10_000;
 
 /**
  * Runs one bot command to its end, in the runner's sandbox (sandbox.ts): a fresh working
@@ -214,14 +219,30 @@ export function runBotCommand(
     });
     // The attempt ends when its bot does: what it left behind is killed, and its pipes get a
     // moment to drain but are not waited for (a process that escaped the group may hold them).
+    const quiet = sandbox.usesBwrap ? DRAIN_QUIET_BWRAP_MS : DRAIN_QUIET_MS;
+    const armDrain = () => {
+      clearTimeout(drain);
+      // setImmediate: output that arrived while the loop was busy is read (poll phase) before the pipes are closed.
+      drain = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            child.stdout.destroy();
+            child.stderr.destroy();
+            ended();
+          }),
+        quiet,
+      );
+    };
     child.on("exit", (code) => {
       exitCode = code ?? 1;
       killAll();
-      drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        ended();
-      }, DRAIN_MS);
+      armDrain();
+      const again = () => {
+        if (!settled) armDrain();
+      };
+      child.stdout.on("data", again);
+      child.stderr.on("data", again);
     });
     child.on("close", () => ended());
   });

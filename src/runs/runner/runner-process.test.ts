@@ -73,9 +73,10 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
     expect(runId).toEqual(expect.any(String));
 
     const r = runner({ SERVICE_RUNNER_URL: url, SERVICE_RUNNER_TOKEN: token });
+    // The usage is recorded just after the finish commits the status: wait for both.
     const done = await until("the run to succeed", async () => {
       const view = (await s.member.api.get(`/api/runs/${runId}`)).body;
-      return view.status === "succeeded" || view.status === "failed" ? view : undefined;
+      return view.status === "failed" || (view.status === "succeeded" && view.usage.cost_usd > 0) ? view : undefined;
     });
     expect(done, r.output()).toMatchObject({ status: "succeeded", attempt: 1 });
     expect(done.usage.cost_usd).toBeGreaterThan(0);
@@ -105,7 +106,9 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
         ? true
         : undefined,
     );
-    expect(r.output()).toContain('"ignored":["SERVICE_DATABASE_URL","SERVICE_PLATFORM_KEY_ANTHROPIC","SERVICE_SEAL_KEY"]');
+    const warning = '"ignored":["SERVICE_DATABASE_URL","SERVICE_PLATFORM_KEY_ANTHROPIC","SERVICE_SEAL_KEY"]';
+    await until("the runner's warning", async () => (r.output().includes(warning) ? true : undefined), 10_000).catch(() => undefined);
+    expect(r.output()).toContain(warning);
     expect(r.output()).not.toContain("sk-house");
     expect((await s.admin.delete(`/api/admin/runners/${minted.id}`)).status).toBe(204);
     expect(await r.exited).toBe(3);
