@@ -100,6 +100,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     reply.header("x-content-type-options", "nosniff").header("referrer-policy", "same-origin");
   });
 
+  // The console's pages and GET / are for browsers: the API's document leaves them out.
+  app.addHook("onRoute", (r) => {
+    if (r.url === "/" || r.url === "/console" || r.url.startsWith("/console/")) r.schema = { ...r.schema, hide: true };
+  });
+
   const observe = options.onRoute;
   if (observe) {
     app.addHook("onRoute", (r) => {

@@ -97,3 +97,18 @@ describe("DELETE with a JSON content type and no body", () => {
     expect([post.statusCode, post.json().error]).toEqual([400, "invalid_request"]);
   });
 });
+
+describe("the OpenAPI document", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(() => t.close());
+
+  it("leaves out the console's pages and GET /, and keeps the API's routes", async () => {
+    const paths = Object.keys((await client(t.app).get("/api/openapi.json")).body.paths);
+    expect(paths.filter((p) => p === "/" || p.startsWith("/console"))).toEqual([]);
+    expect(paths).toContain("/api/users/me");
+    expect(t.routes.some((r) => r.url.startsWith("/console/"))).toBe(true);
+  });
+});
