@@ -220,6 +220,16 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
   });
 
+  it("a failed permission lookup for the replier is a launch_error: nothing launched, nothing posted", async () => {
+    grant("newcomer", "write");
+    fake().fault({ match: /permission|members|users/, status: 503 });
+    const { res, hook, calls } = await command({}, "/re-review", "newcomer");
+    fake().clearFaults();
+    expect(res.body).toMatchObject({ status: "launch_error", reason: expect.stringMatching(/checking newcomer's permission: forge_unavailable/) });
+    expect((await deliveryRows(w, hook))[0]).toMatchObject({ status: "launch_error", run_id: null });
+    expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
+  });
+
   it.runIf(forge === "forge_a")("a forge that does not answer in time is a launch_error, and the delivery is still answered", async () => {
     fake().fault({ match: /merge_requests\/7$/, delayMs: 8_000 });
     const { res } = await command({}, "/re-review");
