@@ -201,6 +201,16 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/fork proven by repository id/) });
   });
 
+  it.runIf(forge !== "forge_a")("an open pull request whose head repository was deleted is refused as unproven (a fork)", async () => {
+    const pull = forge === "forge_b" ? w.github.pull() : w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!;
+    pull.state = "open";
+    pull.headRepo = null;
+    const { res, hook } = await command({}, "/re-review");
+    expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/fork proven by repository id \(head deleted/) });
+    expect((await deliveryRows(w, hook))[0]).toMatchObject({ status: "filtered", run_id: null });
+    setPull({});
+  });
+
   it("a pull request the forge says is closed is refused", async () => {
     setPull({ state: "closed" });
     const { res } = await command({}, "/improve");
