@@ -233,7 +233,9 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
       t.app.inject({ method: "POST", url: "/console/sign-in", headers: { "content-type": "application/x-www-form-urlencoded", origin }, payload: body });
     const u = (await s.admin.post("/api/admin/users", { login: "console-pw" })).body;
     expect((await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "correct horse battery" })).status).toBe(200);
-    expect((await form("login=console-pw&password=correct+horse+battery")).statusCode).toBe(403);
+    const restricted = await form("login=console-pw&password=correct+horse+battery");
+    expect(restricted.statusCode).toBe(303);
+    expect(restricted.headers.location).toBe("/console/password");
     const reset = (await s.admin.post(`/api/admin/users/${u.id}/password-reset`)).body;
     await t.app.inject({ method: "POST", url: "/api/auth/password-reset/confirm", payload: { token: reset.token, password: "battery staple horse" } });
     expect((await form("login=console-pw&password=nope+nope+nope")).statusCode).toBe(401);
@@ -245,5 +247,43 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     const out = await t.app.inject({ method: "POST", url: "/console/sign-out", headers: { origin, cookie: `console_token=${session}` } });
     expect(out.statusCode).toBe(303);
     expect((await get("/console", decodeURIComponent(session))).statusCode).toBe(401);
+  });
+
+  it("takes a user whose admin-set password must change to the change-password form, which changes it as the API does", async () => {
+    const form = (url: string, body: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, payload: body });
+    const u = (await s.admin.post("/api/admin/users", { login: "console-change" })).body;
+    await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "admin chose this one" });
+    const signedIn = await form("/console/sign-in", "login=console-change&password=admin+chose+this+one");
+    expect(signedIn.headers.location).toBe("/console/password");
+    const session = decodeURIComponent(/console_token=([^;]+)/.exec(String(signedIn.headers["set-cookie"]))![1]!);
+    const cookie = `console_token=${encodeURIComponent(session)}`;
+    // Every other page sends the restricted session to the form; the API still refuses it.
+    const home = await get("/console", session);
+    expect(home.statusCode).toBe(303);
+    expect(home.headers.location).toBe("/console/password");
+    const shown = await get("/console/password", session);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain('<form method="post" action="/console/password">');
+    expect(shown.body).toContain("must be changed");
+    expect((await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", { origin: "https://evil.example", cookie })).statusCode).toBe(403);
+    expect((await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=other+words+here", { origin, cookie })).statusCode).toBe(400);
+    const wrong = await form("/console/password", "current_password=not+the+one+at+all&password=my+own+secret+words&password_again=my+own+secret+words", { origin, cookie });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.body).toContain("current_password is missing or wrong");
+    const short = await form("/console/password", "current_password=admin+chose+this+one&password=short&password_again=short", { origin, cookie });
+    expect(short.statusCode).toBe(400);
+    const ok = await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", { origin, cookie });
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe("/console/password?changed=1");
+    expect((await get("/console/password?changed=1", session)).body).toContain("Your password is changed");
+    const home2 = await get("/console", session);
+    expect(home2.statusCode).toBe(200);
+    expect(home2.body).toContain('<a href="/console/password">Change password</a>');
+    const login = await t.app.inject({ method: "POST", url: "/api/auth/login", payload: { login: "console-change", password: "my own secret words" } });
+    expect(login.json()).toMatchObject({ password_change_required: false });
+    // Anonymous: the sign-in page; a posted change without a session is refused.
+    expect((await get("/console/password")).body).toContain('action="/console/sign-in"');
+    expect((await form("/console/password", "password=my+own+secret+words&password_again=my+own+secret+words")).statusCode).toBe(401);
   });
 });
