@@ -266,14 +266,34 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect(shown.statusCode).toBe(200);
     expect(shown.body).toContain('<form method="post" action="/console/password">');
     expect(shown.body).toContain("must be changed");
-    expect((await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", { origin: "https://evil.example", cookie })).statusCode).toBe(403);
-    expect((await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=other+words+here", { origin, cookie })).statusCode).toBe(400);
-    const wrong = await form("/console/password", "current_password=not+the+one+at+all&password=my+own+secret+words&password_again=my+own+secret+words", { origin, cookie });
+    expect(
+      (
+        await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", {
+          origin: "https://evil.example",
+          cookie,
+        })
+      ).statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=other+words+here", {
+          origin,
+          cookie,
+        })
+      ).statusCode,
+    ).toBe(400);
+    const wrong = await form("/console/password", "current_password=not+the+one+at+all&password=my+own+secret+words&password_again=my+own+secret+words", {
+      origin,
+      cookie,
+    });
     expect(wrong.statusCode).toBe(403);
     expect(wrong.body).toContain("current_password is missing or wrong");
     const short = await form("/console/password", "current_password=admin+chose+this+one&password=short&password_again=short", { origin, cookie });
     expect(short.statusCode).toBe(400);
-    const ok = await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", { origin, cookie });
+    const ok = await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", {
+      origin,
+      cookie,
+    });
     expect(ok.statusCode).toBe(303);
     expect(ok.headers.location).toBe("/console/password?changed=1");
     expect((await get("/console/password?changed=1", session)).body).toContain("Your password is changed");
