@@ -31,6 +31,8 @@ const PUBLIC = new Set([
   "POST /console/sign-in",
   "POST /console/runs/:id/answer",
   "POST /console/sign-out",
+  "GET /console/password",
+  "POST /console/password",
   "POST /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
   "POST /console/teams/:id/webhooks/:webhook_id/ping",
 ]);
