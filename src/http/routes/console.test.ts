@@ -306,4 +306,90 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect((await get("/console/password")).body).toContain('action="/console/sign-in"');
     expect((await form("/console/password", "password=my+own+secret+words&password_again=my+own+secret+words")).statusCode).toBe(401);
   });
+
+  it("cancels and resumes a run from its page as a team member, never from elsewhere or for another org", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const runId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const token = await memberToken();
+    const post = (url: string, tok: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `console_token=${encodeURIComponent(tok)}`, ...headers },
+        payload: "",
+      });
+    const queued = await get(`/console/runs/${runId}`, token);
+    expect(queued.body).toContain(`<form method="post" action="/console/runs/${runId}/cancel">`);
+    expect(queued.body).not.toContain(`action="/console/runs/${runId}/resume"`);
+    expect((await post(`/console/runs/${runId}/cancel`, token, { origin: "https://evil.example" })).statusCode).toBe(403);
+    expect((await post(`/console/runs/${runId}/cancel`, token, {})).statusCode).toBe(403);
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Initech" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-runs-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    expect((await post(`/console/runs/${runId}/cancel`, intruder)).statusCode).toBe(404);
+    expect((await post(`/console/runs/${runId}/resume`, intruder)).statusCode).toBe(404);
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body.status).toBe("queued");
+    const cancelled = await post(`/console/runs/${runId}/cancel`, token);
+    expect(cancelled.statusCode).toBe(303);
+    expect(cancelled.headers.location).toBe(`/console/runs/${runId}`);
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body.status).toBe("cancelled");
+    const after = await get(`/console/runs/${runId}`, token);
+    expect(after.body).not.toContain(`action="/console/runs/${runId}/cancel"`);
+    // A cancelled run is not resumable: the service's refusal is shown.
+    const refused = await post(`/console/runs/${runId}/resume`, token);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('class="error"');
+    // A failed run is resumed through the gate and queued again.
+    const failedId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    await t.services.runQueue.finish(claim, { status: "failed", failureCode: "BOT_EXIT", detail: "exit 1" });
+    const failed = await get(`/console/runs/${failedId}`, token);
+    expect(failed.body).toContain(`<form method="post" action="/console/runs/${failedId}/resume">`);
+    const resumed = await post(`/console/runs/${failedId}/resume`, token);
+    expect(resumed.statusCode).toBe(303);
+    expect(resumed.headers.location).toBe(`/console/runs/${failedId}`);
+    expect((await s.member.api.get(`/api/runs/${failedId}`)).body.status).toBe("queued");
+  });
+
+  it("rotates a webhook's token with an overlap as a team admin, showing it once; a member and another org cannot", async () => {
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", name: "rotating", bot_ids: ["review-pr"] })).body;
+    const url = `/console/teams/${s.team.id}/webhooks/${hook.config.id}`;
+    const adminToken = (await s.teamAdmin.api.post("/api/users/me/tokens", { name: "console" })).body.token as string;
+    const post = (tok: string, payload: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({
+        method: "POST",
+        url: `${url}/rotate`,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `console_token=${encodeURIComponent(tok)}`, ...headers },
+        payload,
+      });
+    expect((await get(url, adminToken)).body).toContain(`<form method="post" action="${url}/rotate">`);
+    expect((await post(adminToken, "overlap_seconds=60", { origin: "https://evil.example" })).statusCode).toBe(403);
+    expect((await post(await memberToken(), "overlap_seconds=60")).statusCode).toBe(403);
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Umbrella" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-hook-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    expect((await post(intruder, "overlap_seconds=60")).statusCode).toBe(404);
+    expect((await post(adminToken, "overlap_seconds=lots")).statusCode).toBe(400);
+    expect((await post(adminToken, "overlap_seconds=99999999")).statusCode).toBe(400);
+    const deliver = (token: string) =>
+      t.app.inject({
+        method: "POST",
+        url: `/api/webhooks/generic/${hook.config.id}`,
+        headers: { "x-service-webhook-token": token, "content-type": "application/json" },
+        payload: { bot: "review-pr" },
+      });
+    expect((await deliver(hook.token)).statusCode).toBe(200);
+    const ok = await post(adminToken, "overlap_seconds=3600");
+    expect(ok.statusCode).toBe(200);
+    const fresh = /<code class="secret">([^<]+)<\/code>/.exec(ok.body)![1]!;
+    expect(fresh).not.toBe(hook.token);
+    expect(ok.body).toContain("keep working until");
+    expect((await deliver(fresh)).statusCode).toBe(200);
+    expect((await deliver(hook.token)).statusCode).toBe(200);
+    const noOverlap = await post(adminToken, "overlap_seconds=0");
+    expect(noOverlap.body).toContain("stopped working now");
+    expect((await deliver(fresh)).statusCode).not.toBe(200);
+  });
 });

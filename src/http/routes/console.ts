@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors.js";
 import { PASSWORD_MIN } from "../../core/passwords.js";
-import { html } from "../../console/html.js";
+import { html, type Safe } from "../../console/html.js";
 import { page } from "../../console/layout.js";
 import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
 import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
@@ -12,7 +12,17 @@ import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
 import type { App, Services } from "../services.js";
 
+type Titled = { title: string; body: Safe };
 type Page = (p: Principal, req: FastifyRequest) => Promise<{ title: string; body: ReturnType<typeof html> }>;
+/** A refusal that is no ServiceError (a launch denial), with its status. */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 const STATUS: Record<string, number> = { not_found: 404, forbidden: 403, invalid_request: 400 };
 const PASSWORD_CHANGE = "Your password must be changed before you go on.";
 
@@ -241,6 +251,69 @@ export function registerConsoleRoutes(app: App, s: Services): void {
         return reply.code(status).send(page("Not answered", html`<p class="error">${err.message}</p>`, me));
       }
     });
+    /**
+     * A signed-in form post from the console's own origin: `fn` answers a redirect (a string) or a
+     * page; a service's refusal is shown on a page with a link `back`.
+     */
+    const act =
+      (title: string, back: (req: FastifyRequest) => string, fn: (p: Principal, req: FastifyRequest) => Promise<string | Titled>) =>
+      async (req: FastifyRequest, reply: FastifyReply) => {
+        noStore(reply);
+        if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
+        const token = tokenOf(req);
+        const principal = token ? await s.authenticate(token) : undefined;
+        if (!principal) return reply.code(401).send(signInPage("Your session has ended; sign in again."));
+        if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
+        const me = await s.tenancy.me(principal);
+        const backLink = html`<p><a href="${back(req)}">Back</a></p>`;
+        try {
+          const done = await fn(principal, req);
+          if (typeof done === "string") return reply.redirect(done, 303);
+          return reply.send(page(done.title, html`${done.body}${backLink}`, me));
+        } catch (err) {
+          if (err instanceof Refused) return reply.code(err.status).send(page(title, html`<p class="error" role="alert">${err.message}</p>${backLink}`, me));
+          if (!(err instanceof ServiceError)) throw err;
+          const status = err.code === "conflict" ? 409 : (STATUS[err.code] ?? 400);
+          return reply.code(status).send(page(title, html`<p class="error" role="alert">${err.message}</p>${backLink}`, me));
+        }
+      };
+    const runHere = (req: FastifyRequest) => `/console/runs/${encodeURIComponent(params(req).id!)}`;
+    const hookHere = (req: FastifyRequest) => `/console/teams/${encodeURIComponent(params(req).id!)}/webhooks/${encodeURIComponent(params(req).webhook_id!)}`;
+    // The same as POST /api/runs/:id/cancel and /resume (team members).
+    forms.post(
+      "/console/runs/:id/cancel",
+      { config },
+      act("Not cancelled", runHere, async (p, req) => {
+        await s.runs.cancel(p, params(req).id!);
+        return runHere(req);
+      }),
+    );
+    forms.post(
+      "/console/runs/:id/resume",
+      { config },
+      act("Not resumed", runHere, async (p, req) => {
+        const result = await s.runs.resume(p, params(req).id!);
+        if (result.kind === "denied") throw new Refused(result.denial.status, result.denial.detail);
+        return `/console/runs/${encodeURIComponent(result.run.id)}`;
+      }),
+    );
+    // The same as POST /api/teams/:id/webhooks/:webhook_id/rotate (team admins): the new token, shown once.
+    forms.post(
+      "/console/teams/:id/webhooks/:webhook_id/rotate",
+      { config },
+      act("Not rotated", hookHere, async (p, req) => {
+        const raw = String(((req.body ?? {}) as Record<string, string | undefined>).overlap_seconds ?? "").trim();
+        const overlap = raw === "" ? 0 : /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+        const done = await s.webhooks.rotate(p, params(req).id!, params(req).webhook_id!, overlap);
+        const until = done.config.previous_token_valid_until;
+        return {
+          title: `Rotated ${done.config.name}`,
+          body: html`<p>The new token, shown only now: set it on the forge.</p>
+<p><code class="secret">${done.token}</code></p>
+<p class="muted">${until ? html`The previous token and secret keep working until <time datetime="${until}">${until}</time>.` : "The previous token and secret stopped working now."}</p>`,
+        };
+      }),
+    );
     // The same change as PUT /api/users/me/password: the current password, then the new one twice.
     forms.post("/console/password", { config }, async (req, reply) => {
       noStore(reply);
