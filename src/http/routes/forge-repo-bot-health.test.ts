@@ -193,12 +193,26 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
     expect(await health()).toMatchObject({ status: "healthy", received: { refused_since_written: 0 } });
     // Proven by the secret, but not JSON: refused as unreadable, which says nothing of the secret.
     expect(await deliver(secret, "{not json")).toBe(200);
-    const rows = await t.store.db.selectFrom("webhook_deliveries").select(["refusal_code", "status"]).where("webhook_id", "=", repoBot.webhook_id).orderBy("created_at", "desc").orderBy("id", "desc").limit(1).execute();
+    const rows = await t.store.db
+      .selectFrom("webhook_deliveries")
+      .select(["refusal_code", "status"])
+      .where("webhook_id", "=", repoBot.webhook_id)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .execute();
     expect(rows).toEqual([{ refusal_code: "bad_payload", status: "invalid" }]);
     expect(await health()).toMatchObject({ status: "healthy", problems: [], received: { refused_since_written: 0 } });
     t.clock.advance(1_000);
     expect(await deliver("wh_not-the-secret")).toBe(401);
-    const [refused] = await t.store.db.selectFrom("webhook_deliveries").select("refusal_code").where("webhook_id", "=", repoBot.webhook_id).orderBy("created_at", "desc").orderBy("id", "desc").limit(1).execute();
+    const [refused] = await t.store.db
+      .selectFrom("webhook_deliveries")
+      .select("refusal_code")
+      .where("webhook_id", "=", repoBot.webhook_id)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .execute();
     expect(refused!.refusal_code).toBe(provider === "forge_a" ? "bad_token" : "bad_signature");
     expect(await health()).toMatchObject({ status: "degraded", problems: [{ code: "signature_refused" }], received: { refused_since_written: 1 } });
     t.clock.advance(1_000);
