@@ -135,7 +135,8 @@ async function drive(list) {
       while (next < list.length) {
         const req = list[next++];
         if (opt.receiver || opt.keep) {
-          const a = await services.receiveDelivery({ ...req, body: Readable.from([req.rawBody]) });
+          const headers = { ...req.headers, "content-length": String(req.rawBody.length) };
+          const a = await services.receiveDelivery({ ...req, headers, body: Readable.from([req.rawBody]) });
           const kind = a?.body?.status ?? a?.body?.error ?? "none";
           outcomes[kind] = (outcomes[kind] ?? 0) + 1;
           continue;

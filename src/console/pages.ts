@@ -77,6 +77,7 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
     body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
 <p class="muted">${links.flatMap((l, i) => (i === 0 ? [l] : [html` · `, l]))}</p>
 ${r.waiting_for_answer && r.question ? questionForm(r.id, r.question) : ""}
+${runActions(r.id, r.status, r.waiting_for_answer === true)}
 <h2>Output</h2>${output}
 <p id="run-live" class="muted" aria-live="polite">${live ? "Reload the page to see more, or allow scripts to follow it live." : ""}</p>
 <pre id="run-log" class="log" tabindex="0" data-live="${live ? "true" : "false"}" data-stream="/console/runs/${r.id}/stream">${log?.text ?? ""}</pre>
@@ -84,6 +85,16 @@ ${r.waiting_for_answer && r.question ? questionForm(r.id, r.question) : ""}
 <h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
 <script src="/console/run.js" defer></script>`,
   };
+}
+
+/** Cancel (a run not yet finished, or one a retry may still resume) and resume (a failed run not waiting on a question). */
+function runActions(runId: string, status: string, waiting: boolean): Safe | "" {
+  const cancel = status === "queued" || status === "running" || status === "failed_resumable";
+  const resume = (status === "failed" || status === "failed_resumable") && !waiting;
+  if (!cancel && !resume) return "";
+  return html`<div class="actions">${
+    resume ? html`<form method="post" action="/console/runs/${runId}/resume"><button type="submit">Resume</button></form>` : ""
+  }${cancel ? html`<form method="post" action="/console/runs/${runId}/cancel"><button type="submit" class="danger">Cancel the run</button></form>` : ""}</div>`;
 }
 
 /** The question a run waits on, with a form that answers it (the run resumes through the gate). */

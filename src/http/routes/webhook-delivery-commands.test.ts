@@ -201,6 +201,16 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/fork proven by repository id/) });
   });
 
+  it.runIf(forge !== "forge_a")("an open pull request whose head repository was deleted is refused as unproven (a fork)", async () => {
+    const pull = forge === "forge_b" ? w.github.pull() : w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!;
+    pull.state = "open";
+    pull.headRepo = null;
+    const { res, hook } = await command({}, "/re-review");
+    expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/fork proven by repository id \(head deleted/) });
+    expect((await deliveryRows(w, hook))[0]).toMatchObject({ status: "filtered", run_id: null });
+    setPull({});
+  });
+
   it("a pull request the forge says is closed is refused", async () => {
     setPull({ state: "closed" });
     const { res } = await command({}, "/improve");
@@ -217,6 +227,16 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
     const [row] = await deliveryRows(w, hook);
     expect(row).toMatchObject({ status: "launch_error", run_id: null });
     expect(w.t.logs.some((l) => l.includes("forge check failed") && l.includes(hook.id) && !l.includes(`tok-${forge}`))).toBe(true);
+    expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
+  });
+
+  it("a failed permission lookup for the replier is a launch_error: nothing launched, nothing posted", async () => {
+    grant("newcomer", "write");
+    fake().fault({ match: /permission|members|users/, status: 503 });
+    const { res, hook, calls } = await command({}, "/re-review", "newcomer");
+    fake().clearFaults();
+    expect(res.body).toMatchObject({ status: "launch_error", reason: expect.stringMatching(/checking newcomer's permission: forge_unavailable/) });
+    expect((await deliveryRows(w, hook))[0]).toMatchObject({ status: "launch_error", run_id: null });
     expect(calls.filter((c) => !c.startsWith("GET "))).toEqual([]);
   });
 

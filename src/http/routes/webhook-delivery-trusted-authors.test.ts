@@ -59,6 +59,14 @@ describe.each(cases)("issues opened by a trusted author on %s, %s", (kind, forge
     expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/issue author newcomer is not trusted.*needs:approval/) });
   });
 
+  it.runIf(forge === "forge_c")("a Forgejo author (no author_association in its payloads) below the role is filtered after one permission call", async () => {
+    w.forgejo.users.set("reader", { login: "reader", id: 78 });
+    w.forgejo.access.set(`${WORLD.repo}\nreader`, "read");
+    const { res, calls } = await open({}, "reader");
+    expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/issue author reader is not trusted/) });
+    expect(calls).toHaveLength(1);
+  });
+
   it("an author the payload does not name is untrusted (fail closed)", async () => {
     const { res, calls } = await open({}, undefined);
     expect(res.body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/untrusted/) });

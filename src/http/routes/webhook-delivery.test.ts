@@ -253,6 +253,16 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       expect((await deliveries(hook.id))[0].reason).toMatch(/author/);
     });
 
+    it("reads an empty event_allowlist as the provider's defaults: a pull request launches; a list without it filters it", async () => {
+      const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], event_allowlist: [] });
+      expect(JSON.parse((await github(hook, prOpened("f1".repeat(20)))).body)).toMatchObject({ status: "launched" });
+      const narrowed = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], event_allowlist: ["issues"] });
+      expect(JSON.parse((await github(narrowed, prOpened("f2".repeat(20)))).body)).toMatchObject({
+        status: "filtered",
+        reason: expect.stringMatching(/event_allowlist/),
+      });
+    });
+
     it("filters ping and push with 200", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
       for (const event of ["ping", "push"]) {
