@@ -392,4 +392,37 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect(noOverlap.body).toContain("stopped working now");
     expect((await deliver(fresh)).statusCode).not.toBe(200);
   });
+
+  it("lists every org on a super-admin's home with links to its teams; an org's teams as each role may see them", async () => {
+    const tokenOf = (api: { post: (u: string, b: unknown) => Promise<{ body: { token: string } }> }) =>
+      api.post("/api/users/me/tokens", { name: "console" }).then((r) => r.body.token);
+    const home = await get("/console", t.adminToken);
+    expect(home.body).toContain("<h2>All organisations</h2>");
+    expect(home.body).toContain(`<a href="/console/orgs/${s.org.id}/teams">Acme</a>`);
+    const teamsUrl = `/console/orgs/${s.org.id}/teams`;
+    const asSuper = await get(teamsUrl, t.adminToken);
+    expect(asSuper.statusCode).toBe(200);
+    expect(asSuper.body).toContain("Teams of Acme");
+    expect(asSuper.body).toContain(`<a href="/console/teams/${s.team.id}">Platform</a>`);
+    expect(asSuper.body).toContain(`<a href="/console/teams/${s.otherTeam.id}">Other</a>`);
+    const orgAdmin = await tokenOf(s.orgAdmin.api);
+    expect((await get("/console", orgAdmin)).body).not.toContain("All organisations");
+    expect((await get("/console", orgAdmin)).body).toContain(`href="${teamsUrl}"`);
+    const asOrgAdmin = await get(teamsUrl, orgAdmin);
+    expect(asOrgAdmin.body).toContain(`>Platform</a>`);
+    expect(asOrgAdmin.body).toContain(`>Other</a>`);
+    const member = await get(teamsUrl, await memberToken());
+    expect(member.statusCode).toBe(200);
+    expect(member.body).toContain(`>Platform</a>`);
+    expect(member.body).not.toContain(`>Other</a>`);
+    expect((await get("/console", await memberToken())).body).not.toContain("All organisations");
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Hooli" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-org-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    const refused = await get(teamsUrl, intruder);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.body).not.toContain("Platform");
+    expect((await get("/console/orgs/org_nope/teams", t.adminToken)).statusCode).toBe(404);
+  });
 });

@@ -4,7 +4,7 @@ import { PASSWORD_MIN } from "../../core/passwords.js";
 import { html, type Safe } from "../../console/html.js";
 import { page } from "../../console/layout.js";
 import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
-import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { homePage, ledgerPage, orgTeamsPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { CONSOLE_CSP, clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
@@ -147,6 +147,11 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     "/console/runs/:id",
     { config },
     view((p, req) => runPage(s, p, params(req).id!)),
+  );
+  app.get(
+    "/console/orgs/:id/teams",
+    { config },
+    view((p, req) => orgTeamsPage(s, p, params(req).id!)),
   );
   app.get(
     "/console/orgs/:id/usage",

@@ -28,6 +28,7 @@ const PUBLIC = new Set([
   "GET /console/runs/:id/stream",
   "GET /console/run.js",
   "GET /console/orgs/:id/usage",
+  "GET /console/orgs/:id/teams",
   "POST /console/sign-in",
   "POST /console/runs/:id/answer",
   "POST /console/sign-out",
