@@ -80,6 +80,7 @@ export class ProvisionService {
       ...(input.review_after_gate !== undefined && { review_after_gate: input.review_after_gate ? 1 : 0 }),
     };
     if (Object.keys(extras).length > 0) await f.updateRepoBot(store.db, rb.id, { ...extras, updated_at: now });
+    const first = rb.hook_id === null && !(await f.findWebhookProvisionedBy(store.db, rb.id));
     const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input).catch(async (err: unknown) => {
       // A first provision the webhook capability refused (an unknown bot, say) leaves no row behind.
       if (rb.hook_id === null && !(await f.findWebhookProvisionedBy(store.db, rb.id))) await f.deleteRepoBot(store.db, rb.id);
@@ -89,7 +90,20 @@ export class ProvisionService {
     // Deliveries read the gate settings with their webhook.
     if (Object.keys(extras).length > 0) this.deps.changes.publish({ kind: "webhook", id: webhookId });
     const address = deliveryAddress(conn.row.webhook_base_url ?? this.deps.baseUrl, conn.provider, webhookId);
-    const hookWritten = rb.hook_id !== null && rb.hook_url === address ? false : await this.writeHookOnce(p, team, conn, rb, webhookId, address);
+    const hookWritten =
+      rb.hook_id !== null && rb.hook_url === address
+        ? false
+        : await this.writeHookOnce(p, team, conn, rb, webhookId, address).catch(async (err: unknown) => {
+            // A first provision the forge refused (or never answered) leaves nothing behind; an update keeps what was there.
+            if (first && (await f.findRepoBotOfTeam(store.db, teamId, rb.id))?.hook_id === null) {
+              await store.tx(async (tx) => {
+                await w.deleteWebhook(tx, webhookId);
+                await f.deleteRepoBot(tx, rb.id);
+              });
+              this.deps.changes.publish({ kind: "webhook", id: webhookId });
+            }
+            throw err;
+          });
     const tokenWritten =
       input.security_read_enabled === undefined ? false : await this.deps.securityRead.set(p, team, conn, rb.id, webhookId, input.security_read_enabled);
     return this.view(teamId, rb.id, hookWritten || tokenWritten);

@@ -2,6 +2,7 @@ import type { Services } from "../http/services.js";
 import type { Principal } from "../tenancy/access.js";
 import { html, type Safe } from "./html.js";
 import { statusBadge, table } from "./layout.js";
+import { ROTATION_OVERLAP_MAX_SECONDS } from "../webhooks/webhook-service.js";
 
 type Titled = { title: string; body: Safe };
 const when = (isoText: string | null) => (isoText ? html`<time datetime="${isoText}">${isoText.replace("T", " ").slice(0, 19)}</time>` : "");
@@ -59,6 +60,11 @@ ${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows
 <form method="post" action="${base}/ping">
   ${hook.sign_mode === "token" ? html`<label>Token <input name="token" type="password" autocomplete="off" required placeholder="wh_…"></label>` : ""}
   <p><button type="submit">Send a test delivery</button> <span class="muted">team admins; the forge's ping (or test push), signed, through the delivery endpoint</span></p>
+</form>
+<h2>Rotate the token</h2>
+<form method="post" action="${base}/rotate">
+  <label>Overlap in seconds (the old token and secret keep working this long) <input name="overlap_seconds" type="number" min="0" max="${ROTATION_OVERLAP_MAX_SECONDS}" step="1" value="0" inputmode="numeric"></label>
+  <p><button type="submit" class="danger">Rotate</button> <span class="muted">team admins; the new token is shown once</span></p>
 </form>`,
   };
 }

@@ -16,6 +16,7 @@ export function page(title: string, body: Safe, user?: { login: string }): strin
   ${
     user
       ? html`<span class="muted">Signed in as <strong>${user.login}</strong></span>
+  <a href="/console/password">Change password</a>
   <form method="post" action="/console/sign-out"><button type="submit">Sign out</button></form>`
       : ""
   }

@@ -11,7 +11,14 @@ const count = (n: number) => String(n);
 /** The user's orgs and teams. */
 export async function homePage(s: Services, p: Principal): Promise<Titled> {
   const me = await s.tenancy.me(p);
-  const orgs = me.orgs.map((o) => html`<tr><td>${o.name}</td><td>${o.role}</td><td><a href="/console/orgs/${o.id}/usage">usage this month</a></td></tr>`);
+  const orgLinks = (id: string) => html`<a href="/console/orgs/${id}/teams">teams</a> · <a href="/console/orgs/${id}/usage">usage this month</a>`;
+  const orgs = me.orgs.map((o) => html`<tr><td>${o.name}</td><td>${o.role}</td><td>${orgLinks(o.id)}</td></tr>`);
+  // A super-admin sees every org, member or not.
+  const all = p.superAdmin
+    ? (await s.tenancy.listOrgs(p)).map(
+        (o) => html`<tr><td><a href="/console/orgs/${o.id}/teams">${o.name}</a></td><td>${statusBadge(o.status)}</td><td>${orgLinks(o.id)}</td></tr>`,
+      )
+    : undefined;
   const teams = me.teams.map(
     (t) =>
       html`<tr><td><a href="/console/teams/${t.id}">${t.name}</a></td><td>${t.role}</td><td><a href="/console/teams/${t.id}/runs">runs</a> · <a href="/console/teams/${t.id}/ledger">credential ledger</a></td></tr>`,
@@ -19,7 +26,24 @@ export async function homePage(s: Services, p: Principal): Promise<Titled> {
   return {
     title: "Your teams",
     body: html`${table(["Team", "Role", ""], teams, "You are not a member of any team yet.")}
-<h2>Organisations</h2>${table(["Organisation", "Role", ""], orgs, "You are not a member of any organisation yet.")}`,
+<h2>Organisations</h2>${table(["Organisation", "Role", ""], orgs, "You are not a member of any organisation yet.")}${
+      all ? html`<h2>All organisations</h2>${table(["Organisation", "Status", ""], all, "No organisation yet: create one with POST /api/admin/orgs.")}` : ""
+    }`,
+  };
+}
+
+/** An org's teams: every team for an org admin or a super-admin, a member's own teams for a member. */
+export async function orgTeamsPage(s: Services, p: Principal, orgId: string): Promise<Titled> {
+  const teams = await s.tenancy.listTeams(p, orgId);
+  const name = p.superAdmin ? (await s.tenancy.getOrg(p, orgId)).name : ((await s.tenancy.me(p)).orgs.find((o) => o.id === orgId)?.name ?? orgId);
+  const rows = teams.map(
+    (t) =>
+      html`<tr><td><a href="/console/teams/${t.id}">${t.name}</a></td><td>${statusBadge(t.status)}</td><td>${t.max_concurrent_runs || "none"}</td><td>${t.launch_rate_per_min || "none"}</td><td><a href="/console/teams/${t.id}/runs">runs</a> · <a href="/console/teams/${t.id}/ledger">credential ledger</a></td></tr>`,
+  );
+  return {
+    title: `Teams of ${name}`,
+    body: html`<p><a href="/console/orgs/${orgId}/usage">Usage this month</a></p>
+${table(["Team", "State", "Max concurrent runs", "Launches per minute", ""], rows, "No team you can see.")}`,
   };
 }
 
@@ -77,6 +101,7 @@ export async function runPage(s: Services, p: Principal, runId: string): Promise
     body: html`<p>${statusBadge(r.status)} <strong>${r.bot_id}</strong> · source ${r.source} · attempt ${r.attempt}${r.failure_detail ? html` · <span class="error">${r.failure_detail}</span>` : ""}</p>
 <p class="muted">${links.flatMap((l, i) => (i === 0 ? [l] : [html` · `, l]))}</p>
 ${r.waiting_for_answer && r.question ? questionForm(r.id, r.question) : ""}
+${runActions(r.id, r.status, r.waiting_for_answer === true)}
 <h2>Output</h2>${output}
 <p id="run-live" class="muted" aria-live="polite">${live ? "Reload the page to see more, or allow scripts to follow it live." : ""}</p>
 <pre id="run-log" class="log" tabindex="0" data-live="${live ? "true" : "false"}" data-stream="/console/runs/${r.id}/stream">${log?.text ?? ""}</pre>
@@ -84,6 +109,16 @@ ${r.waiting_for_answer && r.question ? questionForm(r.id, r.question) : ""}
 <h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
 <script src="/console/run.js" defer></script>`,
   };
+}
+
+/** Cancel (a run not yet finished, or one a retry may still resume) and resume (a failed run not waiting on a question). */
+function runActions(runId: string, status: string, waiting: boolean): Safe | "" {
+  const cancel = status === "queued" || status === "running" || status === "failed_resumable";
+  const resume = (status === "failed" || status === "failed_resumable") && !waiting;
+  if (!cancel && !resume) return "";
+  return html`<div class="actions">${
+    resume ? html`<form method="post" action="/console/runs/${runId}/resume"><button type="submit">Resume</button></form>` : ""
+  }${cancel ? html`<form method="post" action="/console/runs/${runId}/cancel"><button type="submit" class="danger">Cancel the run</button></form>` : ""}</div>`;
 }
 
 /** The question a run waits on, with a form that answers it (the run resumes through the gate). */

@@ -28,6 +28,9 @@ button { background: var(--accent); color: #fff; border: 0; border-radius: .3rem
 .bar > span { display: block; height: 100%; background: var(--accent); }
 .bar.over > span { background: #cf222e; }
 .error { color: #82071e; }
+.actions { display: flex; gap: .8rem; margin: .5rem 0; }
+button.danger { background: #cf222e; }
+.secret { font-size: 1rem; background: #f6f8fa; border: 1px solid var(--line); padding: .3rem .5rem; word-break: break-all; }
 code { font-size: .9em; }
 .question { border: 2px solid #bf8700; border-radius: .4rem; padding: .2rem 1rem; margin: 1rem 0; background: #fff8c5; }
 textarea { font: inherit; padding: .3rem .5rem; width: 100%; max-width: 40rem; }

@@ -233,7 +233,9 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
       t.app.inject({ method: "POST", url: "/console/sign-in", headers: { "content-type": "application/x-www-form-urlencoded", origin }, payload: body });
     const u = (await s.admin.post("/api/admin/users", { login: "console-pw" })).body;
     expect((await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "correct horse battery" })).status).toBe(200);
-    expect((await form("login=console-pw&password=correct+horse+battery")).statusCode).toBe(403);
+    const restricted = await form("login=console-pw&password=correct+horse+battery");
+    expect(restricted.statusCode).toBe(303);
+    expect(restricted.headers.location).toBe("/console/password");
     const reset = (await s.admin.post(`/api/admin/users/${u.id}/password-reset`)).body;
     await t.app.inject({ method: "POST", url: "/api/auth/password-reset/confirm", payload: { token: reset.token, password: "battery staple horse" } });
     expect((await form("login=console-pw&password=nope+nope+nope")).statusCode).toBe(401);
@@ -245,5 +247,182 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     const out = await t.app.inject({ method: "POST", url: "/console/sign-out", headers: { origin, cookie: `console_token=${session}` } });
     expect(out.statusCode).toBe(303);
     expect((await get("/console", decodeURIComponent(session))).statusCode).toBe(401);
+  });
+
+  it("takes a user whose admin-set password must change to the change-password form, which changes it as the API does", async () => {
+    const form = (url: string, body: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, payload: body });
+    const u = (await s.admin.post("/api/admin/users", { login: "console-change" })).body;
+    await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "admin chose this one" });
+    const signedIn = await form("/console/sign-in", "login=console-change&password=admin+chose+this+one");
+    expect(signedIn.headers.location).toBe("/console/password");
+    const session = decodeURIComponent(/console_token=([^;]+)/.exec(String(signedIn.headers["set-cookie"]))![1]!);
+    const cookie = `console_token=${encodeURIComponent(session)}`;
+    // Every other page sends the restricted session to the form; the API still refuses it.
+    const home = await get("/console", session);
+    expect(home.statusCode).toBe(303);
+    expect(home.headers.location).toBe("/console/password");
+    const shown = await get("/console/password", session);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain('<form method="post" action="/console/password">');
+    expect(shown.body).toContain("must be changed");
+    expect(
+      (
+        await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", {
+          origin: "https://evil.example",
+          cookie,
+        })
+      ).statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=other+words+here", {
+          origin,
+          cookie,
+        })
+      ).statusCode,
+    ).toBe(400);
+    const wrong = await form("/console/password", "current_password=not+the+one+at+all&password=my+own+secret+words&password_again=my+own+secret+words", {
+      origin,
+      cookie,
+    });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.body).toContain("current_password is missing or wrong");
+    const short = await form("/console/password", "current_password=admin+chose+this+one&password=short&password_again=short", { origin, cookie });
+    expect(short.statusCode).toBe(400);
+    const ok = await form("/console/password", "current_password=admin+chose+this+one&password=my+own+secret+words&password_again=my+own+secret+words", {
+      origin,
+      cookie,
+    });
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe("/console/password?changed=1");
+    expect((await get("/console/password?changed=1", session)).body).toContain("Your password is changed");
+    const home2 = await get("/console", session);
+    expect(home2.statusCode).toBe(200);
+    expect(home2.body).toContain('<a href="/console/password">Change password</a>');
+    const login = await t.app.inject({ method: "POST", url: "/api/auth/login", payload: { login: "console-change", password: "my own secret words" } });
+    expect(login.json()).toMatchObject({ password_change_required: false });
+    // Anonymous: the sign-in page; a posted change without a session is refused.
+    expect((await get("/console/password")).body).toContain('action="/console/sign-in"');
+    expect((await form("/console/password", "password=my+own+secret+words&password_again=my+own+secret+words")).statusCode).toBe(401);
+  });
+
+  it("cancels and resumes a run from its page as a team member, never from elsewhere or for another org", async () => {
+    await t.store.db.updateTable("runs").set({ status: "cancelled" }).where("status", "=", "queued").execute();
+    const runId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const token = await memberToken();
+    const post = (url: string, tok: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `console_token=${encodeURIComponent(tok)}`, ...headers },
+        payload: "",
+      });
+    const queued = await get(`/console/runs/${runId}`, token);
+    expect(queued.body).toContain(`<form method="post" action="/console/runs/${runId}/cancel">`);
+    expect(queued.body).not.toContain(`action="/console/runs/${runId}/resume"`);
+    expect((await post(`/console/runs/${runId}/cancel`, token, { origin: "https://evil.example" })).statusCode).toBe(403);
+    expect((await post(`/console/runs/${runId}/cancel`, token, {})).statusCode).toBe(403);
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Initech" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-runs-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    expect((await post(`/console/runs/${runId}/cancel`, intruder)).statusCode).toBe(404);
+    expect((await post(`/console/runs/${runId}/resume`, intruder)).statusCode).toBe(404);
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body.status).toBe("queued");
+    const cancelled = await post(`/console/runs/${runId}/cancel`, token);
+    expect(cancelled.statusCode).toBe(303);
+    expect(cancelled.headers.location).toBe(`/console/runs/${runId}`);
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body.status).toBe("cancelled");
+    const after = await get(`/console/runs/${runId}`, token);
+    expect(after.body).not.toContain(`action="/console/runs/${runId}/cancel"`);
+    // A cancelled run is not resumable: the service's refusal is shown.
+    const refused = await post(`/console/runs/${runId}/resume`, token);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('class="error"');
+    // A failed run is resumed through the gate and queued again.
+    const failedId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+    const claim = (await t.services.runQueue.claim("w", 60_000))!;
+    await t.services.runQueue.finish(claim, { status: "failed", failureCode: "BOT_EXIT", detail: "exit 1" });
+    const failed = await get(`/console/runs/${failedId}`, token);
+    expect(failed.body).toContain(`<form method="post" action="/console/runs/${failedId}/resume">`);
+    const resumed = await post(`/console/runs/${failedId}/resume`, token);
+    expect(resumed.statusCode).toBe(303);
+    expect(resumed.headers.location).toBe(`/console/runs/${failedId}`);
+    expect((await s.member.api.get(`/api/runs/${failedId}`)).body.status).toBe("queued");
+  });
+
+  it("rotates a webhook's token with an overlap as a team admin, showing it once; a member and another org cannot", async () => {
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", name: "rotating", bot_ids: ["review-pr"] })).body;
+    const url = `/console/teams/${s.team.id}/webhooks/${hook.config.id}`;
+    const adminToken = (await s.teamAdmin.api.post("/api/users/me/tokens", { name: "console" })).body.token as string;
+    const post = (tok: string, payload: string, headers: Record<string, string> = { origin }) =>
+      t.app.inject({
+        method: "POST",
+        url: `${url}/rotate`,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: `console_token=${encodeURIComponent(tok)}`, ...headers },
+        payload,
+      });
+    expect((await get(url, adminToken)).body).toContain(`<form method="post" action="${url}/rotate">`);
+    expect((await post(adminToken, "overlap_seconds=60", { origin: "https://evil.example" })).statusCode).toBe(403);
+    expect((await post(await memberToken(), "overlap_seconds=60")).statusCode).toBe(403);
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Umbrella" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-hook-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    expect((await post(intruder, "overlap_seconds=60")).statusCode).toBe(404);
+    expect((await post(adminToken, "overlap_seconds=lots")).statusCode).toBe(400);
+    expect((await post(adminToken, "overlap_seconds=99999999")).statusCode).toBe(400);
+    const deliver = (token: string) =>
+      t.app.inject({
+        method: "POST",
+        url: `/api/webhooks/generic/${hook.config.id}`,
+        headers: { "x-service-webhook-token": token, "content-type": "application/json" },
+        payload: { bot: "review-pr" },
+      });
+    expect((await deliver(hook.token)).statusCode).toBe(200);
+    const ok = await post(adminToken, "overlap_seconds=3600");
+    expect(ok.statusCode).toBe(200);
+    const fresh = /<code class="secret">([^<]+)<\/code>/.exec(ok.body)![1]!;
+    expect(fresh).not.toBe(hook.token);
+    expect(ok.body).toContain("keep working until");
+    expect((await deliver(fresh)).statusCode).toBe(200);
+    expect((await deliver(hook.token)).statusCode).toBe(200);
+    const noOverlap = await post(adminToken, "overlap_seconds=0");
+    expect(noOverlap.body).toContain("stopped working now");
+    expect((await deliver(fresh)).statusCode).not.toBe(200);
+  });
+
+  it("lists every org on a super-admin's home with links to its teams; an org's teams as each role may see them", async () => {
+    const tokenOf = (api: { post: (u: string, b: unknown) => Promise<{ body: { token: string } }> }) =>
+      api.post("/api/users/me/tokens", { name: "console" }).then((r) => r.body.token);
+    const home = await get("/console", t.adminToken);
+    expect(home.body).toContain("<h2>All organisations</h2>");
+    expect(home.body).toContain(`<a href="/console/orgs/${s.org.id}/teams">Acme</a>`);
+    const teamsUrl = `/console/orgs/${s.org.id}/teams`;
+    const asSuper = await get(teamsUrl, t.adminToken);
+    expect(asSuper.statusCode).toBe(200);
+    expect(asSuper.body).toContain("Teams of Acme");
+    expect(asSuper.body).toContain(`<a href="/console/teams/${s.team.id}">Platform</a>`);
+    expect(asSuper.body).toContain(`<a href="/console/teams/${s.otherTeam.id}">Other</a>`);
+    const orgAdmin = await tokenOf(s.orgAdmin.api);
+    expect((await get("/console", orgAdmin)).body).not.toContain("All organisations");
+    expect((await get("/console", orgAdmin)).body).toContain(`href="${teamsUrl}"`);
+    const asOrgAdmin = await get(teamsUrl, orgAdmin);
+    expect(asOrgAdmin.body).toContain(`>Platform</a>`);
+    expect(asOrgAdmin.body).toContain(`>Other</a>`);
+    const member = await get(teamsUrl, await memberToken());
+    expect(member.statusCode).toBe(200);
+    expect(member.body).toContain(`>Platform</a>`);
+    expect(member.body).not.toContain(`>Other</a>`);
+    expect((await get("/console", await memberToken())).body).not.toContain("All organisations");
+    const orgB = (await s.admin.post("/api/admin/orgs", { name: "Hooli" })).body;
+    const user = (await s.admin.post("/api/admin/users", { login: "console-org-intruder" })).body;
+    await s.admin.put(`/api/orgs/${orgB.id}/members/${user.id}`, { role: "admin" });
+    const intruder = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token;
+    const refused = await get(teamsUrl, intruder);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.body).not.toContain("Platform");
+    expect((await get("/console/orgs/org_nope/teams", t.adminToken)).statusCode).toBe(404);
   });
 });

@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors.js";
-import { html } from "../../console/html.js";
+import { PASSWORD_MIN } from "../../core/passwords.js";
+import { html, type Safe } from "../../console/html.js";
 import { page } from "../../console/layout.js";
 import { deliveriesPage, deliveryPage } from "../../console/delivery-pages.js";
-import { homePage, ledgerPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
+import { homePage, ledgerPage, orgTeamsPage, runPage, runsPage, teamPage, usagePage } from "../../console/pages.js";
 import { forgePage, repoBotHealthPage } from "../../console/forge-pages.js";
 import { CONSOLE_CSP, clearToken, sameOrigin, setToken, tokenOf } from "../../console/console-session.js";
 import { CONSOLE_CSS } from "../../console/style.js";
@@ -11,9 +12,19 @@ import { RUN_SCRIPT } from "../../console/run-script.js";
 import type { Principal } from "../../tenancy/access.js";
 import type { App, Services } from "../services.js";
 
+type Titled = { title: string; body: Safe };
 type Page = (p: Principal, req: FastifyRequest) => Promise<{ title: string; body: ReturnType<typeof html> }>;
+/** A refusal that is no ServiceError (a launch denial), with its status. */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 const STATUS: Record<string, number> = { not_found: 404, forbidden: 403, invalid_request: 400 };
-const PASSWORD_CHANGE = "Your password must be changed first: PUT /api/users/me/password (or `remote`), then sign in again.";
+const PASSWORD_CHANGE = "Your password must be changed before you go on.";
 
 /**
  * The web console: server-rendered pages over the same capabilities as the API, signed in with a
@@ -43,12 +54,28 @@ export function registerConsoleRoutes(app: App, s: Services): void {
 <p class="muted">Create a token with <code>POST /api/users/me/tokens</code>, or ask an admin for one.</p>`,
     );
 
+  const passwordPage = (me: { login: string }, required: boolean | undefined, changed: boolean, error?: string) =>
+    page(
+      "Change your password",
+      html`${required ? html`<p class="error" role="alert">${PASSWORD_CHANGE}</p>` : ""}${error ? html`<p class="error" role="alert">${error}</p>` : ""}${
+        changed ? html`<p role="status">Your password is changed; your other sessions have ended. <a href="/console">Go on to the console</a></p>` : ""
+      }
+<form method="post" action="/console/password">
+  <input type="hidden" name="login" value="${me.login}" autocomplete="username">
+  <label>Current password <input name="current_password" type="password" autocomplete="current-password"></label>
+  <label>New password <input name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required></label>
+  <label>New password again <input name="password_again" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required></label>
+  <p><button type="submit">Change the password</button></p>
+</form>`,
+      me,
+    );
+
   const view = (fn: Page) => async (req: FastifyRequest, reply: FastifyReply) => {
     noStore(reply);
     const token = tokenOf(req);
     const principal = token ? await s.authenticate(token) : undefined;
     if (!principal) return reply.code(token ? 401 : 200).send(signInPage(token ? "Your session has ended; sign in again." : undefined));
-    if (principal.passwordChangeRequired) return reply.code(403).send(signInPage(PASSWORD_CHANGE));
+    if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
     const me = await s.tenancy.me(principal);
     try {
       const { title, body } = await fn(principal, req);
@@ -67,6 +94,15 @@ export function registerConsoleRoutes(app: App, s: Services): void {
   app.get("/console/run.js", { config }, async (_req, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=300").send(RUN_SCRIPT),
   );
+  // The change-password form; the one page a session that must change its password may see.
+  app.get("/console/password", { config }, async (req, reply) => {
+    noStore(reply);
+    const token = tokenOf(req);
+    const principal = token ? await s.authenticate(token) : undefined;
+    if (!principal) return reply.code(token ? 401 : 200).send(signInPage(token ? "Your session has ended; sign in again." : undefined));
+    const me = await s.tenancy.me(principal);
+    return reply.send(passwordPage(me, principal.passwordChangeRequired, query(req).changed === "1"));
+  });
   app.get(
     "/console",
     { config },
@@ -113,6 +149,11 @@ export function registerConsoleRoutes(app: App, s: Services): void {
     view((p, req) => runPage(s, p, params(req).id!)),
   );
   app.get(
+    "/console/orgs/:id/teams",
+    { config },
+    view((p, req) => orgTeamsPage(s, p, params(req).id!)),
+  );
+  app.get(
     "/console/orgs/:id/usage",
     { config },
     view((p, req) => usagePage(s, p, params(req).id!)),
@@ -140,8 +181,12 @@ export function registerConsoleRoutes(app: App, s: Services): void {
         if (outcome.result === "invalid") return reply.code(401).send(signInPage("Login or password is wrong."));
         if (outcome.result === "locked")
           return reply.code(429).header("retry-after", String(outcome.retryAfter)).send(signInPage("Too many failed sign-ins; try again later."));
-        if (outcome.result === "password_change_required") return reply.code(403).send(signInPage(PASSWORD_CHANGE));
         token = outcome.token;
+        // A session that may only change the password: straight to the form that does.
+        if (outcome.result === "password_change_required") {
+          setToken(reply, token, secure);
+          return reply.redirect("/console/password", 303);
+        }
       } else if (!(await s.authenticate(token))) {
         return reply.code(401).send(signInPage("That token is unknown, revoked or expired."));
       }
@@ -210,6 +255,90 @@ export function registerConsoleRoutes(app: App, s: Services): void {
         const status = err.code === "conflict" ? 409 : (STATUS[err.code] ?? 400);
         return reply.code(status).send(page("Not answered", html`<p class="error">${err.message}</p>`, me));
       }
+    });
+    /**
+     * A signed-in form post from the console's own origin: `fn` answers a redirect (a string) or a
+     * page; a service's refusal is shown on a page with a link `back`.
+     */
+    const act =
+      (title: string, back: (req: FastifyRequest) => string, fn: (p: Principal, req: FastifyRequest) => Promise<string | Titled>) =>
+      async (req: FastifyRequest, reply: FastifyReply) => {
+        noStore(reply);
+        if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
+        const token = tokenOf(req);
+        const principal = token ? await s.authenticate(token) : undefined;
+        if (!principal) return reply.code(401).send(signInPage("Your session has ended; sign in again."));
+        if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
+        const me = await s.tenancy.me(principal);
+        const backLink = html`<p><a href="${back(req)}">Back</a></p>`;
+        try {
+          const done = await fn(principal, req);
+          if (typeof done === "string") return reply.redirect(done, 303);
+          return reply.send(page(done.title, html`${done.body}${backLink}`, me));
+        } catch (err) {
+          if (err instanceof Refused) return reply.code(err.status).send(page(title, html`<p class="error" role="alert">${err.message}</p>${backLink}`, me));
+          if (!(err instanceof ServiceError)) throw err;
+          const status = err.code === "conflict" ? 409 : (STATUS[err.code] ?? 400);
+          return reply.code(status).send(page(title, html`<p class="error" role="alert">${err.message}</p>${backLink}`, me));
+        }
+      };
+    const runHere = (req: FastifyRequest) => `/console/runs/${encodeURIComponent(params(req).id!)}`;
+    const hookHere = (req: FastifyRequest) => `/console/teams/${encodeURIComponent(params(req).id!)}/webhooks/${encodeURIComponent(params(req).webhook_id!)}`;
+    // The same as POST /api/runs/:id/cancel and /resume (team members).
+    forms.post(
+      "/console/runs/:id/cancel",
+      { config },
+      act("Not cancelled", runHere, async (p, req) => {
+        await s.runs.cancel(p, params(req).id!);
+        return runHere(req);
+      }),
+    );
+    forms.post(
+      "/console/runs/:id/resume",
+      { config },
+      act("Not resumed", runHere, async (p, req) => {
+        const result = await s.runs.resume(p, params(req).id!);
+        if (result.kind === "denied") throw new Refused(result.denial.status, result.denial.detail);
+        return `/console/runs/${encodeURIComponent(result.run.id)}`;
+      }),
+    );
+    // The same as POST /api/teams/:id/webhooks/:webhook_id/rotate (team admins): the new token, shown once.
+    forms.post(
+      "/console/teams/:id/webhooks/:webhook_id/rotate",
+      { config },
+      act("Not rotated", hookHere, async (p, req) => {
+        const raw = String(((req.body ?? {}) as Record<string, string | undefined>).overlap_seconds ?? "").trim();
+        const overlap = raw === "" ? 0 : /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+        const done = await s.webhooks.rotate(p, params(req).id!, params(req).webhook_id!, overlap);
+        const until = done.config.previous_token_valid_until;
+        return {
+          title: `Rotated ${done.config.name}`,
+          body: html`<p>The new token, shown only now: set it on the forge.</p>
+<p><code class="secret">${done.token}</code></p>
+<p class="muted">${until ? html`The previous token and secret keep working until <time datetime="${until}">${until}</time>.` : "The previous token and secret stopped working now."}</p>`,
+        };
+      }),
+    );
+    // The same change as PUT /api/users/me/password: the current password, then the new one twice.
+    forms.post("/console/password", { config }, async (req, reply) => {
+      noStore(reply);
+      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Change the password from the console's own page."));
+      const token = tokenOf(req);
+      const principal = token ? await s.authenticate(token) : undefined;
+      if (!principal) return reply.code(401).send(signInPage("Your session has ended; sign in again."));
+      const form = (req.body ?? {}) as Record<string, string | undefined>;
+      const me = await s.tenancy.me(principal);
+      const password = form.password ?? "";
+      if (password !== (form.password_again ?? ""))
+        return reply.code(400).send(passwordPage(me, principal.passwordChangeRequired, false, "The two new passwords differ."));
+      try {
+        await s.passwords.changeOwn(principal, { password, ...(form.current_password ? { current_password: form.current_password } : {}) });
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        return reply.code(STATUS[err.code] ?? 400).send(passwordPage(me, principal.passwordChangeRequired, false, err.message));
+      }
+      // A session's restriction is lifted and it goes on; other sessions have ended.
+      return reply.redirect("/console/password?changed=1", 303);
     });
     forms.post("/console/sign-out", { config }, async (req, reply) => {
       if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();

@@ -215,6 +215,18 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect((await provision()).body.webhook.label_allowlist).toEqual(["security"]);
   });
 
+  it("a first provision the forge refuses leaves no repo bot and no webhook config behind", async () => {
+    const ghost = forge.repo.replace(/[^/]+$/, "ghost-repo");
+    server.fault({ match: /POST .*\/hooks$/, status: 500, times: 5 });
+    const r = await provision({ repo: ghost, bot_ids: ["review-pr"] });
+    server.clearFaults();
+    expect([422, 502]).toContain(r.status);
+    const listed = (await seed.member.api.get(repoBots())).body.repo_bots as { repo: string }[];
+    expect(listed.filter((x) => x.repo === ghost)).toEqual([]);
+    const configs = await t.store.db.selectFrom("webhooks").select("name").execute();
+    expect(configs.filter((c) => c.name.startsWith(ghost))).toEqual([]);
+  });
+
   it("refuses a PATCH of the fields provisioning owns on a provisioned config (409 naming repo-bots), changing nothing", async () => {
     const { webhook_id } = (await provision({ bot_ids: ["review-pr"], hold_labels: ["wip"] })).body;
     const hook = `/api/teams/${seed.team.id}/webhooks/${webhook_id}`;

@@ -50,6 +50,16 @@ describe.each(storeKinds())("overlap on %s", (kind) => {
     });
   });
 
+  it("skip is per bot: one bot's run in flight does not hold another bot on the same pull request", async () => {
+    const hook = await forgeHook(w, "forge_b", { overlap: "skip", bot_ids: ["review-pr", "improve"] });
+    const review = await reReview(hook);
+    expect(review.body).toMatchObject({ status: "launched", bot: "review-pr" });
+    const d = commandDelivery("forge_b", "/improve", WORLD.maria.login);
+    const improve = await deliver(w, hook, d.event, d.payload);
+    expect(improve.body).toMatchObject({ status: "launched", bot: "improve" });
+    expect((await reReview(hook)).body).toMatchObject({ status: "filtered", reason: expect.stringMatching(/overlap skip: review-pr/) });
+  });
+
   it("supersede launches and cancels the run in flight", async () => {
     const hook = await forgeHook(w, "forge_b", { overlap: "supersede" });
     const first = await reReview(hook);
