@@ -40,6 +40,7 @@ import { BodyBatch } from "./intake/pipeline/body-batch.js";
 import { IssueCards } from "./intake/issue-cards.js";
 import { ParkedLaunches } from "./intake/parked/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
+import { StatusReporter } from "./reporting/status-reporter.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
 import { BoardService } from "./surfaces/board-service.js";
 import { ScheduleService } from "./surfaces/schedule-service.js";
@@ -194,7 +195,17 @@ export function composeServices(infra: Infrastructure): Services {
     quietMs: infra.config.syncDebounceMs,
     maxWaitMs: infra.config.syncMaxWaitMs,
   });
-  const forge = new ForgeStep({ forges: new WebhookForges({ clients: forgeClients, credentials, connections }), log: forgeLog });
+  const webhookForges = new WebhookForges({ clients: forgeClients, credentials, connections });
+  const forge = new ForgeStep({ forges: webhookForges, log: forgeLog });
+  const statusReports = new StatusReporter({
+    store,
+    clock,
+    forges: webhookForges,
+    metrics: infra.metrics,
+    log: infra.log.child({ component: "forge-status" }),
+    baseUrl: infra.config.baseUrl,
+    contextPrefix: infra.config.statusContextPrefix,
+  });
   const cards = new IssueCards({ store, clock, ids, launcher });
   const intake = new DeliveryIntake({
     cards,
@@ -278,6 +289,7 @@ export function composeServices(infra: Infrastructure): Services {
     intake,
     parked,
     retries,
+    statusReports,
     schedules,
     scheduler,
     triggers,

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   const parked = services.parked.start();
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
+  const statusReports = services.statusReports.start();
   const runLogs = services.runLogs.start();
   const keptRequests = services.keptRequests.start();
   const boardDispatcher = services.boardDispatcher.start();
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     () => parked.stop(),
     () => scheduler.stop(),
     () => retries.stop(),
+    () => statusReports.stop(),
     () => runLogs.stop(),
     () => keptRequests.stop(),
     () => boardDispatcher.stop(),

@@ -66,6 +66,8 @@ export interface Config {
   keptRequests: KeptRequestSettings;
   /** Bearer token /metrics asks for; empty leaves /metrics open. */
   metricsToken: string;
+  /** The first half of the context a run's commit status is shown under (`<prefix>/<bot>`). */
+  statusContextPrefix: string;
   /** What start-up should say as warnings: unknown names, lenient fallbacks, an unreachable base URL. */
   warnings: string[];
 }
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       retentionMs: read.integer("SERVICE_DELIVERY_PAYLOAD_RETENTION_DAYS", 7, 1, 3650) * 86_400_000,
     },
     metricsToken: read.string("SERVICE_METRICS_TOKEN", ""),
+    statusContextPrefix: read.string("SERVICE_STATUS_CONTEXT_PREFIX", "bot-gateway"),
     warnings,
   };
   if (!env.SERVICE_BASE_URL && (host === "0.0.0.0" || host === "::")) {

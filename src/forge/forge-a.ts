@@ -13,7 +13,7 @@ import {
 import { createRequesterFn, type RequestOptions } from "@gitbeaker/requester-utils";
 import { Type } from "typebox";
 import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
-import type { CommentRef, ForgeApi, ForgeRole, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
+import type { CommentRef, CommitState, CommitStatus, ForgeApi, ForgeRole, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
 import { ForgeFailure, forgeFailure, httpFailure } from "./forge-errors.js";
 import { apiRootUnder, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
 import { roleFromGitlabLevel } from "./forge-roles.js";
@@ -46,6 +46,15 @@ const MergeRequest = Type.Object({
 const Note = Type.Object({ id: AnswerId, body: Type.String(), author: User, created_at: Type.String(), system: Type.Optional(Type.Boolean()) });
 const Discussion = Type.Object({ id: AnswerId, notes: Type.Array(Note) });
 const Created = Type.Object({ id: AnswerId });
+
+const GITLAB_STATE: Record<CommitState, "pending" | "running" | "success" | "failed" | "canceled"> = {
+  pending: "pending",
+  running: "running",
+  success: "success",
+  failure: "failed",
+  error: "failed",
+  cancelled: "canceled",
+};
 
 /** gitbeaker's request handler, swapped for one that sends through the guarded fetch and throws our failures. */
 function requesterOn(fetch: typeof globalThis.fetch) {
@@ -164,6 +173,15 @@ class GitLabApi implements ForgeApi {
 
   async react(repo: string, number: number, to: CommentRef, reaction: Reaction) {
     await (to.onIssue ? this.issueAwards : this.awards).award(repo, number, Number(to.commentId), reaction);
+  }
+
+  /** `POST /projects/:id/statuses/:sha`; the context is the status's name. */
+  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+    await this.commits.editStatus(repo, sha, GITLAB_STATE[status.state], {
+      name: status.context,
+      description: status.description,
+      targetUrl: status.targetUrl,
+    });
   }
 
   async tokenOwner(): Promise<TokenOwner> {

@@ -2,7 +2,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { Type } from "typebox";
-import type { CommentRef, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
+import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
 import { forgeFailure, type HttpFailure } from "./forge-errors.js";
 import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
 import { roleFromPermissionName } from "./forge-roles.js";
@@ -41,6 +41,15 @@ const ReviewComment = Type.Object({
 });
 const Created = Type.Object({ id: AnswerId });
 const Review = Type.Object({ user: Type.Union([User, Type.Null()]), body: Type.Union([Type.String(), Type.Null()]), state: Type.String() });
+
+const GITHUB_STATE: Record<CommitState, "pending" | "success" | "failure" | "error"> = {
+  pending: "pending",
+  running: "pending",
+  success: "success",
+  failure: "failure",
+  error: "error",
+  cancelled: "error",
+};
 
 class GitHubApi implements ForgeApi {
   private readonly octokit: InstanceType<typeof GitHub>;
@@ -154,6 +163,22 @@ class GitHubApi implements ForgeApi {
     const res = await this.run(() => this.octokit.rest.users.getAuthenticated());
     const user = parseAnswer(User, res.data, "the token's user");
     return { login: user.login, id: user.id };
+  }
+
+  /** `POST /repos/{owner}/{repo}/statuses/{sha}`: GitHub has no running state, so a running run shows pending. */
+  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+    const { owner, name } = ownerAndName(repo);
+    await this.run(() =>
+      this.octokit.rest.repos.createCommitStatus({
+        owner,
+        repo: name,
+        sha,
+        state: GITHUB_STATE[status.state],
+        context: status.context,
+        description: status.description,
+        target_url: status.targetUrl,
+      }),
+    );
   }
 
   private async run<T>(call: () => Promise<T>): Promise<T> {

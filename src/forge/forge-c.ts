@@ -1,7 +1,7 @@
 import { giteaApi, type Api } from "gitea-js";
 import { Type } from "typebox";
 import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
-import type { CommentRef, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "./forge-client.js";
+import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "./forge-client.js";
 import type { HttpFailure } from "./forge-errors.js";
 import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
 import { roleFromPermissionName } from "./forge-roles.js";
@@ -34,6 +34,15 @@ const Pull = Type.Object({
 const PullOfCommit = Type.Object({ number: Type.Number(), state: Type.String(), head: Type.Object({ sha: Type.String() }) });
 const Created = Type.Object({ id: AnswerId });
 const Review = Type.Object({ user: Type.Optional(Type.Union([User, Type.Null()])), body: Type.Optional(Type.String()), state: Type.Optional(Type.String()) });
+
+const FORGEJO_STATE: Record<CommitState, "pending" | "success" | "failure" | "error"> = {
+  pending: "pending",
+  running: "pending",
+  success: "success",
+  failure: "failure",
+  error: "error",
+  cancelled: "error",
+};
 
 /** gitea-js puts path parameters into URLs as they are; ours are encoded first. */
 const seg = encodeURIComponent;
@@ -114,6 +123,17 @@ class ForgejoApi implements ForgeApi {
   async react(repo: string, _number: number, to: CommentRef, reaction: Reaction) {
     const { owner, name } = ownerAndName(repo);
     await this.gitea.repos.issuePostCommentReaction(seg(owner), seg(name), Number(to.commentId), { content: reaction });
+  }
+
+  /** `POST /repos/{owner}/{repo}/statuses/{sha}`: Forgejo has no running state, so a running run shows pending. */
+  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+    const { owner, name } = ownerAndName(repo);
+    await this.gitea.repos.repoCreateStatus(seg(owner), seg(name), seg(sha), {
+      state: FORGEJO_STATE[status.state],
+      context: status.context,
+      description: status.description,
+      target_url: status.targetUrl,
+    });
   }
 
   async tokenOwner(): Promise<TokenOwner> {

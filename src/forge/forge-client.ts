@@ -95,6 +95,20 @@ export interface TokenOwner {
   id: number;
 }
 
+/** A run's state as it is shown on a commit; each forge maps it to its own word. */
+export type CommitState = "pending" | "running" | "success" | "failure" | "error" | "cancelled";
+
+/** What a commit status (GitHub, GitLab, Forgejo) says about one run. */
+export interface CommitStatus {
+  state: CommitState;
+  /** The status's name on the commit (`<service>/<bot>`): a newer status of the same context replaces the older. */
+  context: string;
+  /** One line, already cut to the forge's limit. */
+  description: string;
+  /** The run's page. */
+  targetUrl: string;
+}
+
 export type ReviewThreadReader = (repo: string, number: number, threadId: string) => Promise<ForgeResult<ThreadFacts>>;
 
 /**
@@ -116,6 +130,8 @@ export interface ForgeClient {
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<ForgeResult<{ id: string }>>;
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<ForgeResult<void>>;
   tokenOwner(): Promise<ForgeResult<TokenOwner>>;
+  /** Sets the commit status named by `status.context` on `sha`. */
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<void>>;
 }
 
 /**
@@ -131,4 +147,5 @@ export interface ForgeApi {
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<{ id: string }>;
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<void>;
   tokenOwner(): Promise<TokenOwner>;
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<void>;
 }

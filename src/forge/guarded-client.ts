@@ -1,5 +1,6 @@
 import type {
   CommentRef,
+  CommitStatus,
   ForgeApi,
   ForgeClient,
   ForgeError,
@@ -98,6 +99,14 @@ export class GuardedForgeClient implements ForgeClient {
       checkRepo(repo);
       checkRef(to);
       return this.parts.api.react(repo, number, to, reaction);
+    });
+  }
+
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<void>> {
+    return this.call(async () => {
+      checkRepo(repo);
+      checkId(sha);
+      return this.parts.api.setStatus(repo, sha, status);
     });
   }
 

@@ -1,3 +1,4 @@
+import type { StatusReporter } from "../reporting/status-reporter.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Config } from "../config/config.js";
@@ -98,6 +99,7 @@ export interface Services {
   parked: ParkedLaunches;
   /** Resumes runs whose usage-window retry is due; main.ts starts it. */
   retries: RetrySweeper;
+  statusReports: StatusReporter;
   /** A team's cron schedules; main.ts starts the scheduler that launches them. */
   schedules: ScheduleService;
   scheduler: Scheduler;

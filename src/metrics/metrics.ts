@@ -62,6 +62,10 @@ export class Metrics {
     "status",
   ]);
   readonly forgeHookRepairs = this.counter("service_forge_hook_repairs_total", "Provisioned repositories' hooks written again by a repair", ["provider"]);
+  readonly forgeStatusReports = this.counter("service_forge_status_reports_total", "Runs' states sent to the forges as commit statuses, by result", [
+    "provider",
+    "result",
+  ]);
   readonly runsFinished = this.counter("service_runs_finished_total", "Runs that reached a terminal state", ["status"]);
   readonly httpRequestDuration = new Histogram({
     name: "service_http_request_duration_seconds",

@@ -322,6 +322,7 @@ export async function deleteRun(db: Db, runId: string): Promise<boolean> {
   await db.deleteFrom("run_usage_events").where("run_id", "=", runId).execute();
   await deleteRunCredentials(db, runId);
   await deleteRunLogs(db, runId);
+  await db.deleteFrom("run_status_reports").where("run_id", "=", runId).execute();
   await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
   const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

@@ -95,6 +95,8 @@ export interface WebhookConfig {
   board_mode: BoardMode;
   /** Each delivery's request (headers and body) is kept, sealed, for reading and sending again (beyond the spec; default off: keeping costs each delivery a seal and a write). */
   keep_payloads: boolean;
+  /** Its runs' state is shown on the forge's commit (docs/forge-reporting.md); null: only when the webhook is provisioned. */
+  report_status: boolean | null;
   provisioned_by: string | null;
   created_at: string;
   updated_at: string;

@@ -141,6 +141,7 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     explain_refusals: bool,
     board_mode: oneOf(BOARD_MODES),
     keep_payloads: bool,
+    report_status: nullable(bool),
   };
 }
 

@@ -43,6 +43,7 @@ export function webhookDefaults(provider: ProviderName): EditableConfig {
     explain_refusals: false,
     board_mode: "off",
     keep_payloads: false,
+    report_status: null,
   };
 }
 

@@ -1,5 +1,6 @@
-import type { Comment, PullRequest, PullReview, Reaction, RepoCollaboratorPermission, Repository, User } from "gitea-js";
+import type { CommitStatus, Comment, PullRequest, PullReview, Reaction, RepoCollaboratorPermission, Repository, User } from "gitea-js";
 import { FakeServer, type Answer, type RecordedRequest, type Route } from "./fake-server.js";
+import type { FakeCommitStatus } from "./fake-github.js";
 import { IdSequence, WORLD, type DeepPartial } from "./world.js";
 
 /** Forgejo's (Gitea's) REST API under /api/v1, shaped by Gitea's swagger (as gitea-js's generated types carry it). */
@@ -34,6 +35,8 @@ export class FakeForgejo {
   readonly pulls = new Map<string, FakeForgejoPull>();
   /** `repo#number` → reviews, oldest first. */
   readonly reviews = new Map<string, { id: number; author: Person; body: string; state: "COMMENT" | "APPROVED" | "PENDING" }[]>();
+  /** Every commit status set, oldest first. */
+  readonly statuses: FakeCommitStatus[] = [];
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -199,6 +202,38 @@ function routes(fake: () => FakeForgejo): Route[] {
           content: String((req.body as { content?: unknown }).content),
           user: fake().user(fake().tokenOwner),
           created_at: WORLD.updatedAt,
+        };
+        return json(201, body);
+      },
+    },
+    {
+      method: "POST",
+      path: new RegExp(`${repoPath}/statuses/(?<sha>[0-9a-f]{40})$`),
+      answer: ({ owner, repo, sha }, req) => {
+        const b = req.body as { state?: string; context?: string; description?: string; target_url?: string };
+        if (!["pending", "success", "error", "failure", "warning"].includes(b.state ?? "")) {
+          return json(422, { message: `invalid commit status state: ${b.state ?? ""}`, url: "https://forgejo.test/api/swagger" });
+        }
+        const id = fake().nextId();
+        const status: FakeCommitStatus = {
+          repo: `${owner}/${repo}`,
+          sha: sha!,
+          state: b.state!,
+          context: b.context ?? "",
+          description: b.description ?? "",
+          targetUrl: b.target_url ?? "",
+        };
+        fake().statuses.push(status);
+        const body: DeepPartial<CommitStatus> = {
+          id,
+          status: status.state,
+          context: status.context,
+          description: status.description,
+          target_url: status.targetUrl,
+          url: `https://forgejo.test/api/v1/repos/${owner}/${repo}/statuses/${sha}`,
+          creator: fake().user(fake().tokenOwner),
+          created_at: WORLD.updatedAt,
+          updated_at: WORLD.updatedAt,
         };
         return json(201, body);
       },

@@ -28,6 +28,16 @@ export interface FakeReviewComment {
   createdAt: string;
 }
 
+/** One commit status a fake forge was sent, in the forge's own words. */
+export interface FakeCommitStatus {
+  repo: string;
+  sha: string;
+  state: string;
+  context: string;
+  description: string;
+  targetUrl: string;
+}
+
 // GitHub's legacy `permission` folds maintain into write and triage into read.
 const LEGACY: Record<string, string> = { admin: "admin", maintain: "write", write: "write", triage: "read", read: "read" };
 
@@ -39,6 +49,8 @@ export class FakeGitHub {
   readonly reviewComments = new Map<string, FakeReviewComment[]>();
   /** `repo#number` → reviews, oldest first. */
   readonly reviews = new Map<string, { id: number; author: Person; body: string; state: "COMMENTED" | "APPROVED" | "PENDING" }[]>();
+  /** Every commit status set, oldest first, as GitHub keeps them (it shows the newest of each context). */
+  readonly statuses: FakeCommitStatus[] = [];
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -268,6 +280,40 @@ function routes(fake: () => FakeGitHub): Route[] {
     },
     { method: "POST", path: new RegExp(`${repoPath}/issues/comments/(?<commentId>\\d+)/reactions$`), answer: (_p, req) => reaction(req) },
     { method: "POST", path: new RegExp(`${repoPath}/pulls/comments/(?<commentId>\\d+)/reactions$`), answer: (_p, req) => reaction(req) },
+    {
+      method: "POST",
+      path: new RegExp(`${repoPath}/statuses/(?<sha>[0-9a-f]{40})$`),
+      answer: ({ owner, repo, sha }, req) => {
+        const b = req.body as { state?: string; context?: string; description?: string; target_url?: string };
+        if (!["pending", "success", "failure", "error"].includes(b.state ?? "")) {
+          return json(422, { message: "Validation Failed", errors: [{ resource: "Status", field: "state", code: "custom" }] });
+        }
+        const id = fake().nextId();
+        const status: FakeCommitStatus = {
+          repo: `${owner}/${repo}`,
+          sha: sha!,
+          state: b.state!,
+          context: b.context ?? "default",
+          description: b.description ?? "",
+          targetUrl: b.target_url ?? "",
+        };
+        fake().statuses.push(status);
+        const body: DeepPartial<Schemas["status"]> = {
+          url: `https://api.github.test/repos/${owner}/${repo}/statuses/${sha}`,
+          avatar_url: null,
+          id,
+          node_id: `SC_${id}`,
+          state: status.state,
+          description: status.description,
+          target_url: status.targetUrl,
+          context: status.context,
+          created_at: WORLD.updatedAt,
+          updated_at: WORLD.updatedAt,
+          creator: fake().user(fake().tokenOwner),
+        };
+        return json(201, body);
+      },
+    },
     {
       method: "GET",
       path: /^\/user$/,

@@ -1,5 +1,6 @@
 import type {
   AwardEmojiSchema,
+  CommitStatusSchema,
   DiscussionNoteSchema,
   DiscussionSchema,
   ExpandedUserSchema,
@@ -8,6 +9,7 @@ import type {
   SimpleUserSchema,
 } from "@gitbeaker/rest";
 import { FakeServer, type Answer, type RecordedRequest, type Route } from "./fake-server.js";
+import type { FakeCommitStatus } from "./fake-github.js";
 import { IdSequence, WORLD, type DeepPartial } from "./world.js";
 
 /**
@@ -54,6 +56,8 @@ export class FakeGitLab {
   readonly discussions = new Map<string, FakeNote[]>();
   /** `projectId!iid` → the MR's notes, oldest first (discussion notes included as GitLab lists them). */
   readonly mrNotes = new Map<string, FakeNote[]>();
+  /** Every commit status set, oldest first; `repo` is the project's path. */
+  readonly statuses: FakeCommitStatus[] = [];
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -170,6 +174,43 @@ function routes(fake: () => FakeGitLab): Route[] {
     return body;
   };
   return [
+    {
+      // GitLab refuses a status that repeats a pending or running one of the same name (no transition).
+      method: "POST",
+      path: new RegExp(`^/projects/(?<id>${SEG})/statuses/(?<sha>[0-9a-f]{40})$`),
+      answer: ({ id, sha }, req) => {
+        const projectId = fake().projectId(id!);
+        if (projectId === undefined) return notFound("Project Not Found");
+        const b = req.body as { state?: string; name?: string; description?: string; target_url?: string; ref?: string };
+        const state = b.state ?? "";
+        if (!["pending", "running", "success", "failed", "canceled", "skipped"].includes(state))
+          return json(400, { error: "state does not have a valid value" });
+        const name = b.name ?? "default";
+        const repo = fake().pathOf(projectId);
+        const last = fake().statuses.findLast((x) => x.repo === repo && x.sha === sha && x.context === name);
+        if (last && last.state === state && (state === "pending" || state === "running")) {
+          const verb = state === "pending" ? "enqueue" : "run";
+          return json(400, { message: `Cannot transition status via :${verb} from :${state} (Reason(s): Status cannot transition via "${verb}")` });
+        }
+        const status: FakeCommitStatus = { repo, sha: sha!, state, context: name, description: b.description ?? "", targetUrl: b.target_url ?? "" };
+        fake().statuses.push(status);
+        const body: DeepPartial<CommitStatusSchema> = {
+          id: fake().nextId(),
+          sha,
+          ref: b.ref ?? WORLD.headRef,
+          status: state as CommitStatusSchema["status"],
+          name,
+          target_url: status.targetUrl,
+          description: status.description,
+          created_at: WORLD.updatedAt,
+          allow_failure: false,
+          author: fake().user(fake().tokenOwner),
+          ...(state !== "pending" && { started_at: WORLD.updatedAt }),
+          ...(["success", "failed", "canceled"].includes(state) && { finished_at: WORLD.updatedAt }),
+        };
+        return json(201, body);
+      },
+    },
     {
       method: "GET",
       path: /^\/users$/,

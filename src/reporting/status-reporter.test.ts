@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { FakeCommitStatus } from "../test-support/fake-forges/fake-github.js";
+import { WORLD } from "../test-support/fake-forges/world.js";
+import {
+  deliver,
+  fakeOf,
+  FORGES,
+  forgeHook,
+  githubLikeReviewRequest,
+  gitlabReviewerUpdate,
+  startForgeWorld,
+  type Forge,
+  type ForgeWorld,
+  type Hook,
+} from "../test-support/forge-deliveries.js";
+import { storeKinds } from "../test-support/harness.js";
+import type { RunOutcome } from "../runs/runs.js";
+import { findStatusReport } from "../store/status-reports.js";
+import { MAX_TRIES } from "./status-reporter.js";
+
+const cases = storeKinds().flatMap((kind) => FORGES.map((forge) => [kind, forge] as const));
+
+/** Each forge's words for a run's states, as its status API takes them. */
+const WORDS: Record<Forge, { running: string; failure: string }> = {
+  forge_a: { running: "running", failure: "failed" },
+  forge_b: { running: "pending", failure: "failure" },
+  forge_c: { running: "pending", failure: "failure" },
+};
+
+describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => {
+  let w: ForgeWorld;
+
+  const statuses = (): FakeCommitStatus[] => (forge === "forge_a" ? w.gitlab : forge === "forge_b" ? w.github : w.forgejo).statuses;
+  const statusCalls = () => fakeOf(w, forge).requests.filter((r) => r.method === "POST" && /\/statuses\//.test(r.path)).length;
+  const tick = () => w.t.services.statusReports.tick(w.t.clock.now());
+
+  /** The pull request (merge request) opened: the review bot launched for its head. */
+  const opened = async (hook: Hook): Promise<string> => {
+    const payload =
+      forge === "forge_a"
+        ? Object.assign(gitlabReviewerUpdate(WORLD.bot.login, WORLD.maria.login, "added"), {})
+        : githubLikeReviewRequest(WORLD.bot.login, WORLD.maria.login);
+    if (forge === "forge_a") {
+      payload.object_attributes.action = "open";
+      payload.object_attributes.last_commit = { ...payload.object_attributes.last_commit, id: WORLD.headSha };
+      delete payload.changes;
+    } else payload.action = "opened";
+    const res = await deliver(w, hook, forge === "forge_a" ? "Merge Request Hook" : "pull_request", payload);
+    expect(res.body).toMatchObject({ status: "launched", bot: "review-pr" });
+    return res.body.run_id as string;
+  };
+
+  const claim = async (runId: string) => {
+    for (;;) {
+      const c = await w.t.services.runQueue.claim("test-worker", 600_000);
+      if (!c) throw new Error(`run ${runId} was not on the queue`);
+      if (c.run.id === runId) return c;
+    }
+  };
+  const finish = async (c: Awaited<ReturnType<typeof claim>>, outcome: RunOutcome) => {
+    expect((await w.t.services.runQueue.finish(c, outcome)).finished).toBe(true);
+  };
+
+  beforeAll(async () => {
+    w = await startForgeWorld(kind);
+  });
+  afterAll(() => w.close());
+  beforeEach(() => {
+    w.t.clock.advance(60_000);
+    fakeOf(w, forge).clearFaults();
+  });
+
+  it("shows a delivered run on its commit: pending, running, then the bot's summary on success; never while the delivery is received", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const before = statuses().length;
+    const runId = await opened(hook);
+    expect(statusCalls()).toBe(before);
+
+    expect((await tick()).get(runId)).toBe("sent");
+    const target = `${w.t.config.baseUrl}/console/runs/${runId}`;
+    expect(statuses().slice(before)).toEqual([
+      { repo: WORLD.repo, sha: WORLD.headSha, state: "pending", context: "bot-gateway/review-pr", description: "Queued", targetUrl: target },
+    ]);
+
+    const c = await claim(runId);
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(statuses().at(-1)).toMatchObject({ state: WORDS[forge].running, description: "Running" });
+
+    // Nothing changed: nothing is sent again.
+    w.t.clock.advance(1_000);
+    const calls = statusCalls();
+    expect((await tick()).has(runId)).toBe(false);
+    expect(statusCalls()).toBe(calls);
+
+    await finish(c, { status: "succeeded", summary: "Two findings,\nboth minor" });
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(statuses().at(-1)).toMatchObject({ state: "success", description: "Two findings, both minor", context: "bot-gateway/review-pr" });
+    expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ reported_key: "success|Two findings, both minor", due_at: null });
+  });
+
+  it("a failed run shows failure", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    await tick();
+    const c = await claim(runId);
+    await finish(c, { status: "failed", failureCode: "BOT_EXIT_1" });
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(statuses().at(-1)).toMatchObject({ state: WORDS[forge].failure, description: "Failed (BOT_EXIT_1)" });
+  });
+
+  it("a forge failure never fails the run: it is tried again with backoff, counted, and given up after a bound", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    fakeOf(w, forge).fault({ match: /statuses/, status: 503 });
+    expect((await tick()).get(runId)).toBe("failed");
+    const row = await findStatusReport(w.t.store.db, runId);
+    expect(row).toMatchObject({ tries: 1, reported_key: null });
+    expect(row!.due_at).toBeGreaterThan(w.t.clock.now());
+    // Not due yet: nothing is sent.
+    const calls = statusCalls();
+    expect((await tick()).has(runId)).toBe(false);
+    expect(statusCalls()).toBe(calls);
+
+    fakeOf(w, forge).clearFaults();
+    w.t.clock.advance(31_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(statuses().at(-1)).toMatchObject({ state: "pending", description: "Queued" });
+    const metrics = await w.t.services.metrics.text();
+    expect(metrics).toMatch(new RegExp(`service_forge_status_reports_total\\{provider="${forge}",result="failed"\\} [1-9]`));
+    expect(metrics).toMatch(new RegExp(`service_forge_status_reports_total\\{provider="${forge}",result="sent"\\} [1-9]`));
+
+    // A forge that keeps failing: given up after MAX_TRIES, the run untouched.
+    await w.t.services.runQueue.cancel(runId);
+    fakeOf(w, forge).fault({ match: /statuses/, status: 503 });
+    let last: string | undefined;
+    for (let i = 0; i < MAX_TRIES; i++) {
+      w.t.clock.advance(3_600_000);
+      last = (await tick()).get(runId);
+    }
+    expect(last).toBe("gave_up");
+    expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ tries: MAX_TRIES, due_at: null });
+    expect((await w.seed.member.api.get(`/api/runs/${runId}`)).body.status).toBe("cancelled");
+    fakeOf(w, forge).clearFaults();
+  });
+
+  it("reports nothing for a run not launched by a forge delivery", async () => {
+    await forgeHook(w, forge, { report_status: true });
+    const r = await w.seed.member.api.post("/api/runs", { team_id: w.seed.team.id, bot: "review-pr", vars: {}, repo_url: "https://forge.example/a/b.git" });
+    expect(r.status).toBe(201);
+    const calls = statusCalls();
+    expect((await tick()).has(r.body.id)).toBe(false);
+    expect(await findStatusReport(w.t.store.db, r.body.id)).toBeUndefined();
+    expect(statusCalls()).toBe(calls);
+    await w.seed.member.api.post(`/api/runs/${r.body.id}/cancel`);
+  });
+
+  it("reports nothing with report_status off, nor by default for a webhook that was not provisioned", async () => {
+    for (const fields of [{ report_status: false }, {}]) {
+      const hook = await forgeHook(w, forge, fields);
+      expect((await w.seed.teamAdmin.api.get(`/api/teams/${w.seed.team.id}/webhooks/${hook.id}`)).body.report_status).toBe(
+        "report_status" in fields ? false : null,
+      );
+      const runId = await opened(hook);
+      const calls = statusCalls();
+      expect((await tick()).has(runId)).toBe(false);
+      expect(await findStatusReport(w.t.store.db, runId)).toBeUndefined();
+      expect(statusCalls()).toBe(calls);
+      await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
+    }
+  });
+});
