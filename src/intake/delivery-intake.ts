@@ -105,7 +105,10 @@ export class DeliveryIntake {
       const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => this.proveToken(provider, target, presented, now));
       if (!check.ok) {
         const row = baseRow(config, head.sourceIp, now, null);
-        return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason, refusal_code: "bad_token" }) } };
+        return {
+          kind: "refused",
+          outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason, refusal_code: "bad_token" }) },
+        };
       }
       provenToken = check.token;
     }
