@@ -18,6 +18,8 @@ interface RouteDoc {
   accepted?: true;
   /** The answer is plain text, not JSON. */
   text?: true;
+  /** A list: the answer's key holding the array. */
+  list?: string;
 }
 
 const doc = (id: string, summary: string, extra: Omit<RouteDoc, "id" | "summary"> = {}): RouteDoc => ({ id, summary, ...extra });
@@ -30,7 +32,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/admin/orgs/:id": doc("getOrg", "Show an org (super-admin)"),
   "PATCH /api/admin/orgs/:id": doc("updateOrg", "Change an org's name, status or limits (super-admin)"),
   "POST /api/orgs/:id/teams": doc("createTeam", "Create a team in an org", created),
-  "GET /api/orgs/:id/teams": doc("listTeams", "List an org's teams"),
+  "GET /api/orgs/:id/teams": doc("listTeams", "List an org's teams", { list: "teams" }),
   "PUT /api/orgs/:id/members/:user_id": doc("putOrgMember", "Add an org member or change their role"),
   "DELETE /api/orgs/:id/members/:user_id": doc("deleteOrgMember", "Remove an org member", deleted),
   "GET /api/teams/:id": doc("getTeam", "Show a team"),
@@ -48,12 +50,12 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /api/auth/password-reset/confirm": doc("confirmPasswordReset", "Set a new password with a reset code"),
   "POST /api/auth/logout": doc("logout", "End the current session", deleted),
   "PUT /api/users/me/password": doc("changePassword", "Change your password"),
-  "GET /api/users/me/sessions": doc("listSessions", "List your sessions"),
+  "GET /api/users/me/sessions": doc("listSessions", "List your sessions", { list: "sessions" }),
   "DELETE /api/users/me/sessions/:id": doc("deleteSession", "End one of your sessions", deleted),
   "PUT /api/admin/users/:id/password": doc("setUserPassword", "Set a user's password (super-admin)"),
   "POST /api/admin/users/:id/password-reset": doc("issuePasswordReset", "Issue a password reset code for a user (super-admin)", created),
   "DELETE /api/admin/users/:id/sessions": doc("deleteUserSessions", "End every session of a user (super-admin)"),
-  "GET /api/teams/:id/webhooks": doc("listWebhooks", "List a team's webhooks"),
+  "GET /api/teams/:id/webhooks": doc("listWebhooks", "List a team's webhooks", { list: "webhooks" }),
   "POST /api/teams/:id/webhooks": doc("createWebhook", "Create a webhook (its secret or token is shown once)", created),
   "GET /api/teams/:id/webhooks/:webhook_id": doc("getWebhook", "Show a webhook"),
   "PATCH /api/teams/:id/webhooks/:webhook_id": doc("updateWebhook", "Change a webhook"),
@@ -64,40 +66,40 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /api/teams/:id/webhooks/:webhook_id/ping": doc("pingWebhook", "Send a signed test delivery to a webhook"),
   "POST /api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver": doc("redeliver", "Deliver a stored delivery again"),
   "POST /api/teams/:id/keys": doc("createTeamKey", "Store a provider key for a team", created),
-  "GET /api/teams/:id/keys": doc("listTeamKeys", "List a team's provider keys"),
+  "GET /api/teams/:id/keys": doc("listTeamKeys", "List a team's provider keys", { list: "keys" }),
   "DELETE /api/teams/:id/keys/:key_id": doc("deleteTeamKey", "Delete a team's provider key", deleted),
   "POST /api/teams/:id/secrets": doc("createSecret", "Store a secret for a team's bots", created),
-  "GET /api/teams/:id/secrets": doc("listSecrets", "List a team's secrets (names only)"),
+  "GET /api/teams/:id/secrets": doc("listSecrets", "List a team's secrets (names only)", { list: "secrets" }),
   "DELETE /api/teams/:id/secrets/:secret_id": doc("deleteSecret", "Delete a team's secret", deleted),
   "POST /api/orgs/:id/keys": doc("createOrgKey", "Store a provider key for an org", created),
-  "GET /api/orgs/:id/keys": doc("listOrgKeys", "List an org's provider keys"),
+  "GET /api/orgs/:id/keys": doc("listOrgKeys", "List an org's provider keys", { list: "keys" }),
   "DELETE /api/orgs/:id/keys/:key_id": doc("deleteOrgKey", "Delete an org's provider key", deleted),
   "POST /api/orgs/:id/bots": doc("registerBot", "Register a bot in an org's catalog", created),
-  "GET /api/orgs/:id/bots": doc("listBots", "List an org's bots (built-ins and registered)"),
+  "GET /api/orgs/:id/bots": doc("listBots", "List an org's bots (built-ins and registered)", { list: "bots" }),
   "DELETE /api/orgs/:id/bots/:bot_id": doc("removeBot", "Remove a registered bot", deleted),
   "POST /api/runs": doc("launchRun", "Launch a run", { ...created, launches: true }),
   "GET /api/runs/:id": doc("getRun", "Show a run with its attempts and usage"),
   "DELETE /api/runs/:id": doc("deleteRun", "Delete a finished run", deleted),
-  "GET /api/teams/:id/runs": doc("listRuns", "List a team's runs"),
+  "GET /api/teams/:id/runs": doc("listRuns", "List a team's runs", { list: "runs" }),
   "POST /api/runs/:id/resume": doc("resumeRun", "Resume a resumable run", { launches: true }),
   "GET /api/runs/:id/attempts/:n/log": doc("getAttemptLog", "Read an attempt's log from an offset (text)", { text: true }),
   "POST /api/runs/:id/answer": doc("answerRun", "Answer a run's question and resume it", { launches: true }),
   "POST /api/runs/:id/cancel": doc("cancelRun", "Cancel a run"),
-  "GET /api/teams/:id/dead-letters": doc("listDeadLetters", "List a team's dead-lettered launches"),
+  "GET /api/teams/:id/dead-letters": doc("listDeadLetters", "List a team's dead-lettered launches", { list: "runs" }),
   "POST /api/runs/:id/republish": doc("republishRun", "Publish a dead-lettered run's result again"),
   "POST /api/runs/:id/discard": doc("discardRun", "Discard a dead-lettered run's result"),
-  "GET /api/teams/:id/schedules": doc("listSchedules", "List a team's schedules"),
+  "GET /api/teams/:id/schedules": doc("listSchedules", "List a team's schedules", { list: "schedules" }),
   "POST /api/teams/:id/schedules": doc("createSchedule", "Create a schedule", created),
   "GET /api/teams/:id/schedules/:schedule_id": doc("getSchedule", "Show a schedule"),
   "PATCH /api/teams/:id/schedules/:schedule_id": doc("updateSchedule", "Change a schedule"),
   "DELETE /api/teams/:id/schedules/:schedule_id": doc("deleteSchedule", "Delete a schedule", deleted),
-  "GET /api/v1/triggers": doc("listTriggers", "List trigger subscriptions"),
+  "GET /api/v1/triggers": doc("listTriggers", "List trigger subscriptions", { list: "triggers" }),
   "POST /api/v1/triggers": doc("createTrigger", "Subscribe a bot to an event", created),
   "GET /api/v1/triggers/:id": doc("getTrigger", "Show a trigger subscription"),
   "PATCH /api/v1/triggers/:id": doc("updateTrigger", "Change a trigger subscription"),
   "DELETE /api/v1/triggers/:id": doc("deleteTrigger", "Delete a trigger subscription", deleted),
   "POST /api/v1/triggers/emit": doc("emitEvent", "Emit an event: launches its subscribed bots", { launches: true }),
-  "GET /api/teams/:id/board/cards": doc("listCards", "List a team's board cards"),
+  "GET /api/teams/:id/board/cards": doc("listCards", "List a team's board cards", { list: "cards" }),
   "POST /api/teams/:id/board/cards": doc("createCard", "Create a board card", created),
   "GET /api/teams/:id/board/cards/:card_id": doc("getCard", "Show a board card"),
   "POST /api/teams/:id/board/cards/:card_id/move": doc("moveCard", "Move a board card to a column"),
@@ -109,23 +111,23 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)"),
   "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),
   "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", created),
-  "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections"),
+  "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections", { list: "connections" }),
   "GET /api/teams/:id/forge/connections/:connection_id": doc("getConnection", "Show a forge connection"),
   "PATCH /api/teams/:id/forge/connections/:connection_id": doc("updateConnection", "Change a forge connection"),
   "DELETE /api/teams/:id/forge/connections/:connection_id": doc("deleteConnection", "Delete a forge connection", deleted),
   "POST /api/teams/:id/forge/repo-bots": doc("provisionRepoBot", "Install a bot on a repository (webhook on the forge)"),
-  "GET /api/teams/:id/forge/repo-bots": doc("listRepoBots", "List a team's repository bots"),
+  "GET /api/teams/:id/forge/repo-bots": doc("listRepoBots", "List a team's repository bots", { list: "repo_bots" }),
   "DELETE /api/teams/:id/forge/repo-bots/:repo_bot_id": doc("deleteRepoBot", "Remove a repository bot and its forge webhook", deleted),
   "GET /api/teams/:id/forge/repo-bots/:repo_bot_id/health": doc("getRepoBotHealth", "Check a repository bot's webhook on the forge"),
   "POST /api/teams/:id/forge/repo-bots/:repo_bot_id/rotate": doc("rotateRepoBot", "Rotate a repository bot's webhook secret"),
   "POST /api/teams/:id/forge/repo-bots/:repo_bot_id/repair": doc("repairRepoBot", "Recreate a repository bot's webhook on the forge"),
-  "GET /api/teams/:id/forge/repos": doc("listForgeRepos", "List the repositories a connection can reach"),
+  "GET /api/teams/:id/forge/repos": doc("listForgeRepos", "List the repositories a connection can reach", { list: "repos" }),
   "POST /api/admin/runners": doc("createPlatformRunner", "Register a platform runner: its token is shown once", created),
   "GET /api/admin/runners": doc("listPlatformRunners", "List platform runners"),
   "DELETE /api/admin/runners/:id": doc("deletePlatformRunner", "Revoke a platform runner", deleted),
   "POST /api/admin/runners/:id/rotate": doc("rotatePlatformRunner", "Rotate a platform runner's token"),
   "POST /api/orgs/:id/runners": doc("createOrgRunner", "Register an org runner: its token is shown once", created),
-  "GET /api/orgs/:id/runners": doc("listOrgRunners", "List an org's runners"),
+  "GET /api/orgs/:id/runners": doc("listOrgRunners", "List an org's runners", { list: "runners" }),
   "DELETE /api/orgs/:id/runners/:runner_id": doc("deleteOrgRunner", "Revoke an org runner", deleted),
   "POST /api/orgs/:id/runners/:runner_id/rotate": doc("rotateOrgRunner", "Rotate an org runner's token"),
   "POST /api/runner/v1/claim": doc("runnerClaim", "Runner: wait for and claim an attempt"),
@@ -160,6 +162,9 @@ const NoContent = { type: "null", description: "No content" };
 const ErrorRef = { $ref: "ErrorBody#" };
 const ErrorOrDenial = { description: "An error body, or a launch gate's denial envelope", anyOf: [{ $ref: "ErrorBody#" }, { $ref: "DenialEnvelope#" }] };
 
+/** A list's answer: its array under `key` (items kept whole), beside any other fields such as a cursor. */
+const listOf = (key: string) => ({ ...AnyObject, properties: { [key]: { type: "array", description: `The ${key.replace("_", " ")}` } } });
+
 /** The shared schemas the responses point to (components.schemas in the document). */
 export const SHARED_SCHEMAS = [ErrorBody, DenialEnvelope];
 
@@ -171,7 +176,7 @@ export function documentRoute(r: RouteOptions): void {
   if (!d) return;
   const given = (r.schema?.response ?? {}) as Record<string, unknown>;
   const status = d.status ?? 200;
-  const success = status === 204 ? NoContent : d.text ? TextBody : AnyObject;
+  const success = status === 204 ? NoContent : d.text ? TextBody : d.list ? listOf(d.list) : AnyObject;
   const response: Record<string, unknown> = {
     [status]: success,
     ...(d.accepted && { 202: { ...AnyObject, description: "A launch parked for later, or a card made" } }),
