@@ -23,6 +23,7 @@ import { RunsApi } from "./runs/runs-api.js";
 import { RunnerDesk } from "./runs/desk/runner-desk.js";
 import { RunnerTokens } from "./runs/desk/runner-tokens.js";
 import { RunLogs } from "./runs/run-logs.js";
+import { PreviousSecretSweep } from "./webhooks/previous-secret-sweep.js";
 import { BotCatalog } from "./bots/bot-catalog.js";
 import { CredentialStore } from "./credentials/credential-store.js";
 import { platformKeysOf } from "./credentials/platform-keys.js";
@@ -153,6 +154,7 @@ export function composeServices(infra: Infrastructure): Services {
     forgeTokens: new RunForgeTokens({ store, sealer: infra.sealer, forgeClients }),
   });
   const runLogs = new RunLogs({ store, clock, access, settings: infra.config.runLogs, log: infra.log.child({ component: "run-logs" }) });
+  const previousSecrets = new PreviousSecretSweep({ store, clock, log: infra.log.child({ component: "previous-secret-sweep" }) });
   const runnerDesk = new RunnerDesk({
     runs: runQueue,
     bots: botCommands,
@@ -285,6 +287,7 @@ export function composeServices(infra: Infrastructure): Services {
     runnerTokens,
     runs,
     runLogs,
+    previousSecrets,
     usage,
     intake,
     parked,

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   const retries = services.retries.start();
   const statusReports = services.statusReports.start();
   const runLogs = services.runLogs.start();
+  const previousSecrets = services.previousSecrets.start();
   const keptRequests = services.keptRequests.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     () => retries.stop(),
     () => statusReports.stop(),
     () => runLogs.stop(),
+    () => previousSecrets.stop(),
     () => keptRequests.stop(),
     () => boardDispatcher.stop(),
     () => securityRead.stop(),

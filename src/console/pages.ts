@@ -141,8 +141,22 @@ export async function usagePage(s: Services, p: Principal, orgId: string): Promi
     title: `${u.org.name}: usage in ${u.month}`,
     body: html`${bar("Spend", u.cost_usd_this_month, u.monthly_cost_cap_usd, usd)}${bar("Runs", u.runs_this_month, u.monthly_run_quota, count)}
 <p class="muted">Webhook calls this month: ${u.webhook_calls_this_month} · active runs: ${u.active_runs}</p>
+<h2>Per day</h2>${dailyTable(await s.usage.orgDaily(p, orgId))}
 <h2>Teams</h2>${table(["Team", "Active runs", "Max concurrent runs", "Launches per minute"], teams, "No teams.")}`,
   };
+}
+
+/** Runs and spend each day of the month so far, each beside a bar scaled to the month's busiest day. */
+function dailyTable(d: { month: string; days: { date: string; runs: number; cost_usd: number }[] }): Safe {
+  const maxRuns = Math.max(0, ...d.days.map((x) => x.runs));
+  const maxCost = Math.max(0, ...d.days.map((x) => x.cost_usd));
+  const fill = (v: number, max: number) =>
+    html`<div class="bar mini" aria-hidden="true"><span class="w${max > 0 ? Math.round((v / max) * 100) : 0}"></span></div>`;
+  const rows = d.days.map(
+    (x) =>
+      html`<tr><td><time datetime="${x.date}">${x.date}</time></td><td class="num">${x.runs}</td><td>${fill(x.runs, maxRuns)}</td><td class="num">${usd(x.cost_usd)}</td><td>${fill(x.cost_usd, maxCost)}</td></tr>`,
+  );
+  return table(["Day", "Runs", "", "Spend", ""], rows, "No day of the month yet.");
 }
 
 /** The team's share of the credential ledger for a month. */

@@ -27,6 +27,8 @@ button { background: var(--accent); color: #fff; border: 0; border-radius: .3rem
 .bar { background: #eaeef2; border-radius: .3rem; height: 1.1rem; width: 24rem; max-width: 100%; overflow: hidden; }
 .bar > span { display: block; height: 100%; background: var(--accent); }
 .bar.over > span { background: #cf222e; }
+.bar.mini { height: .8rem; width: 12rem; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .error { color: #82071e; }
 .actions { display: flex; gap: .8rem; margin: .5rem 0; }
 button.danger { background: #cf222e; }

@@ -11,6 +11,7 @@ import { deliveryFastPath } from "./delivery-fast-path.js";
 import { answerClientError, createHttpServer } from "./http-server.js";
 import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
+import { SHARED_SCHEMAS, documentRoute } from "./routes/route-docs.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
@@ -79,9 +80,18 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.decorateRequest("runner", undefined as unknown as RunnerIdentity);
 
   await app.register(fastifySwagger, {
+    // Shared schemas appear under their own $id (ErrorBody, DenialEnvelope), not def-N.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Bot gateway API", version: "0.15.0" },
+      info: {
+        title: "Bot gateway API",
+        version: "0.15.0",
+        description:
+          "Webhook intake, launch admission and metering for automated bot runs: orgs, teams and users; webhooks and their deliveries; runs, schedules, triggers and the board; credentials, usage, forge connections; runners and their protocol. Every error is `ErrorBody`; a launch refused by an admission gate is the `DenialEnvelope`. See docs/api.md.",
+        license: { name: "MIT", identifier: "MIT" },
+      },
+      servers: [{ url: "/", description: "This service" }],
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token or ses_ session token" },
@@ -104,6 +114,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.addHook("onRoute", (r) => {
     if (r.url === "/" || r.url === "/console" || r.url.startsWith("/console/")) r.schema = { ...r.schema, hide: true };
   });
+  // Each route's summary, operationId and response schemas (routes/route-docs.ts).
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  app.addHook("onRoute", documentRoute);
 
   const observe = options.onRoute;
   if (observe) {

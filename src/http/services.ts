@@ -28,6 +28,7 @@ import type { RunsApi } from "../runs/runs-api.js";
 import type { RunnerDesk } from "../runs/desk/runner-desk.js";
 import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
 import type { RunLogs } from "../runs/run-logs.js";
+import type { PreviousSecretSweep } from "../webhooks/previous-secret-sweep.js";
 import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -92,6 +93,8 @@ export interface Services {
   runnerTokens: RunnerTokens;
   runs: RunsApi;
   runLogs: RunLogs;
+  /** Forgets rotated webhooks' previous secrets once their overlap has ended. */
+  previousSecrets: PreviousSecretSweep;
   usage: UsageViews;
   /** The webhook delivery endpoint. */
   intake: DeliveryIntake;

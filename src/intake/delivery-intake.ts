@@ -15,7 +15,7 @@ import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { acceptedPrevious, matchWebhookToken } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "./pipeline/check-delivery-token.js";
-import { filtered, invalidHttpStatus, type FinalDecision } from "./pipeline/delivery-decision.js";
+import { filtered, invalidHttpStatus, type FinalDecision, type RefusalCode } from "./pipeline/delivery-decision.js";
 import { bumpGateStreak, readGateStreak, resetGateStreak } from "../store/gate-streaks.js";
 import type { DeliveryContext } from "./pipeline/delivery-context.js";
 import { evaluateDelivery } from "./pipeline/evaluate-delivery.js";
@@ -105,7 +105,10 @@ export class DeliveryIntake {
       const check = checkDeliveryToken(head.headers, providers[provider].headers.token, (presented) => this.proveToken(provider, target, presented, now));
       if (!check.ok) {
         const row = baseRow(config, head.sourceIp, now, null);
-        return { kind: "refused", outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason }) } };
+        return {
+          kind: "refused",
+          outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason, refusal_code: "bad_token" }) },
+        };
       }
       provenToken = check.token;
     }
@@ -148,9 +151,15 @@ export class DeliveryIntake {
      */
     let admission: CallLimits | undefined = limits;
     /** A non-launching outcome's row, with the admission when it is pending; or the refusal. */
-    const recordAs = async (row: Base, status: "filtered" | "invalid" | "launch_error", reason: string, answer: (deliveryId: string) => DeliveryOutcome) => {
+    const recordAs = async (
+      row: Base,
+      status: "filtered" | "invalid" | "launch_error",
+      reason: string,
+      answer: (deliveryId: string) => DeliveryOutcome,
+      refusalCode: RefusalCode | null = null,
+    ) => {
       const id = this.deps.ids.next("dlv");
-      const recorded = recordedRow(row, status, { reason }, id);
+      const recorded = recordedRow(row, status, { reason, refusal_code: refusalCode }, id);
       const committed = await store.ledger.commit({ admission, row: recorded });
       if (committed.kind === "refused") return refuse(committed.refusal);
       this.deps.metrics.webhookDeliveries.inc({ provider, status });
@@ -175,7 +184,7 @@ export class DeliveryIntake {
     const auth = opened.auth;
     if (!auth) {
       const reason = "webhook has no signing secret; rotate it";
-      return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }));
+      return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }), "no_secret");
     }
     const evaluated = await this.evaluate(provider, target, req, auth, now);
     const { row } = evaluated;
@@ -191,7 +200,7 @@ export class DeliveryIntake {
       }
       case "invalid": {
         const httpStatus = invalidHttpStatus(provider, decision.code);
-        return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }));
+        return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }), decision.code);
       }
       case "forge_error":
         return recordAs(row, "launch_error", decision.reason, (deliveryId) => ({ kind: "forge_error", reason: decision.reason, deliveryId }));

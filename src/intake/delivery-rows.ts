@@ -52,6 +52,7 @@ export function baseRow(config: WebhookConfig, sourceIp: string | null, now: num
     run_id: null,
     reason: null,
     denial_reason: null,
+    refusal_code: null,
     forge_delivery_id: null,
     launched_at: null,
     failed_at: null,

@@ -7,7 +7,7 @@ import { monthOf, parseMonth } from "../core/month.js";
 import { listCredentialUsage, type LedgerFilter } from "../store/ledger.js";
 import type { Store } from "../store/store.js";
 import { countOrgMembers, listTeamsOfOrg, type OrgRow } from "../store/tenancy.js";
-import { countActiveRunsByTeam, countOrgResources, findOrgUsage } from "../store/usage.js";
+import { countActiveRunsByTeam, countOrgResources, findOrgUsage, listOrgDailyUsage } from "../store/usage.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import { orgView } from "../tenancy/views.js";
 import { CREDENTIAL_TIERS, type CredentialTier } from "./metering.js";
@@ -71,6 +71,22 @@ export class UsageViews {
         launch_rate_per_min: effectiveLimit(Number(t.launch_rate_per_min), d.launchRatePerMin),
         active_runs: activeByTeam.get(t.id) ?? 0,
       })),
+    };
+  }
+
+  /**
+   * The org's month so far, one row per UTC day up to today: runs created and spend recorded
+   * (org members, as the org usage view).
+   */
+  async orgDaily(p: Principal, orgId: string) {
+    await this.deps.access.org(p, orgId, "member");
+    const now = this.deps.clock.now();
+    const month = monthOf(now);
+    const start = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 1);
+    const days = await listOrgDailyUsage(this.deps.store.db, orgId, month, start, now + 1);
+    return {
+      month,
+      days: days.map((d) => ({ date: new Date(d.dayStart).toISOString().slice(0, 10), runs: d.runs, cost_usd: microToUsd(d.costMicro) })),
     };
   }
 

@@ -25,6 +25,7 @@ const insertDeliveryRow = compiledInsert<NewDelivery>("webhook_deliveries", {
   run_id: null,
   reason: null,
   denial_reason: null,
+  refusal_code: null,
   forge_delivery_id: null,
   launched_at: null,
   failed_at: null,

@@ -139,3 +139,39 @@ export async function countActiveRunsByTeam(db: Db, orgId: string): Promise<Map<
     .execute();
   return new Map(rows.map((r) => [r.team_id, Number(r.n)]));
 }
+
+const DAY_MS = 86_400_000;
+
+/** Runs created per UTC day (day number since the epoch) in [from, to), over the org's teams (the runs_team_created index). */
+const runsPerDay = new Compiled<{ day: number | string; n: number | string }>(
+  `select "created_at" / ${DAY_MS} as "day", count(*) as "n" from "runs"
+   where "team_id" in (select "id" from "teams" where "org_id" = ?) and "created_at" >= ? and "created_at" < ?
+   group by "created_at" / ${DAY_MS}`,
+);
+
+/** Spend recorded per UTC day in the org's usage month: the usage reports that charged `org_usage`. */
+const spendPerDay = new Compiled<{ day: number | string; cost: number | string }>(
+  `select "created_at" / ${DAY_MS} as "day", sum("cost_micro") as "cost" from "run_usage_events"
+   where "org_id" = ? and "month" = ?
+   group by "created_at" / ${DAY_MS}`,
+);
+
+/**
+ * The org's month day by day, from `from` (the month's first instant) up to `to`: runs created
+ * and spend (micro-USD) recorded each UTC day, every day present (zeros included), oldest first.
+ */
+export async function listOrgDailyUsage(
+  db: Db,
+  orgId: string,
+  month: string,
+  from: number,
+  to: number,
+): Promise<{ dayStart: number; runs: number; costMicro: number }[]> {
+  const runs = new Map((await runsPerDay.rows(db, [orgId, from, to])).map((r) => [Number(r.day), Number(r.n)]));
+  const cost = new Map((await spendPerDay.rows(db, [orgId, month])).map((r) => [Number(r.day), Number(r.cost)]));
+  const days: { dayStart: number; runs: number; costMicro: number }[] = [];
+  for (let day = Math.floor(from / DAY_MS); day * DAY_MS < to; day++) {
+    days.push({ dayStart: day * DAY_MS, runs: runs.get(day) ?? 0, costMicro: cost.get(day) ?? 0 });
+  }
+  return days;
+}

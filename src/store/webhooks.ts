@@ -63,3 +63,17 @@ export function listWebhookRefsOfOrg(db: Db, orgId: string): Promise<WebhookRefs
     .orderBy("webhooks.id")
     .execute();
 }
+
+/**
+ * Forgets the previous secret of every webhook whose overlap ended at or before `now` (its
+ * window is `now < previous_valid_until`), at most `limit` of them; the number cleared.
+ */
+export async function clearExpiredPreviousSecrets(db: Db, now: number, limit: number): Promise<number> {
+  const due = db.selectFrom("webhooks").select("id").where("previous_valid_until", "<=", now).limit(limit);
+  const r = await db
+    .updateTable("webhooks")
+    .set({ previous_token_hash: null, previous_sealed_key_id: null, previous_sealed_blob: null, previous_valid_until: null })
+    .where("id", "in", due)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

@@ -23,6 +23,7 @@ export function testDeliveryRow(id: string, over: Partial<NewDelivery> = {}): Ne
     run_id: null,
     reason: "filtered",
     denial_reason: null,
+    refusal_code: null,
     forge_delivery_id: null,
     launched_at: null,
     failed_at: null,

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../config/logger.js";
+import { Metering } from "../../metering/metering.js";
 import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
 import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
@@ -424,5 +426,70 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     expect(refused.statusCode).toBe(404);
     expect(refused.body).not.toContain("Platform");
     expect((await get("/console/orgs/org_nope/teams", t.adminToken)).statusCode).toBe(404);
+  });
+
+  it("shows an org's runs and spend per day of the month to its members, with a bar each, and to no one else", async () => {
+    const was = t.clock.now();
+    try {
+      const org = (await s.admin.post("/api/admin/orgs", { name: "Daily" })).body;
+      const team = (await s.admin.post(`/api/orgs/${org.id}/teams`, { name: "Daily team" })).body;
+      const other = (await s.admin.post("/api/admin/orgs", { name: "Daily rival" })).body;
+      const otherTeam = (await s.admin.post(`/api/orgs/${other.id}/teams`, { name: "Rival team" })).body;
+      const user = (await s.admin.post("/api/admin/users", { login: "console-daily" })).body;
+      await s.admin.put(`/api/orgs/${org.id}/members/${user.id}`, { role: "member" });
+      const token = (await s.admin.post(`/api/admin/users/${user.id}/tokens`, { name: "c" })).body.token as string;
+      const spend = async (teamId: string, at: number, costMicro: number) => {
+        t.clock.set(at);
+        const r = await t.services.launcher.launch({ teamId, botId: "review-pr", vars: {}, source: "api", actor: { userId: null, kind: "user" } });
+        if (r.kind !== "launched") throw new Error("denied");
+        await new Metering({ store: t.store, clock: t.clock, log: createLogger("silent") }).record(r.run.id, 1, {
+          reportId: "1:r",
+          costMicro,
+          inputTokens: 0,
+          outputTokens: 0,
+          aggregateTokens: 0,
+          fingerprint: null,
+          provider: null,
+          tier: null,
+          repo: null,
+          amountType: "metered",
+        });
+      };
+      await spend(team.id, Date.UTC(2026, 9, 31, 23, 0), 9_000_000); // last month: not shown
+      await spend(team.id, Date.UTC(2026, 10, 3, 10, 0), 1_500_000);
+      await spend(team.id, Date.UTC(2026, 10, 5, 1, 0), 250_000);
+      await spend(team.id, Date.UTC(2026, 10, 5, 23, 59), 0);
+      await spend(otherTeam.id, Date.UTC(2026, 10, 4, 12, 0), 7_000_000); // another org: not shown
+      t.clock.set(Date.UTC(2026, 10, 5, 23, 59, 30));
+      const page = await get(`/console/orgs/${org.id}/usage`, token);
+      expect(page.statusCode).toBe(200);
+      const rows = [
+        ...page.body.matchAll(
+          /<tr><td><time datetime="(2026-\d\d-\d\d)">[^<]*<\/time><\/td><td class="num">(\d+)<\/td><td>.*?<\/td><td class="num">([\d.]+) USD<\/td><td>(.*?)<\/td><\/tr>/g,
+        ),
+      ].map((m) => [m[1], Number(m[2]), m[3]]);
+      expect(rows).toEqual([
+        ["2026-11-01", 0, "0.00"],
+        ["2026-11-02", 0, "0.00"],
+        ["2026-11-03", 1, "1.50"],
+        ["2026-11-04", 0, "0.00"],
+        ["2026-11-05", 2, "0.25"],
+      ]);
+      // Bars scaled to the busiest day, as classes (the policy allows no inline style).
+      expect(page.body).toContain('<div class="bar mini" aria-hidden="true"><span class="w100"></span></div>');
+      expect(page.body).toContain('<span class="w17"></span>');
+      expect(page.body).not.toMatch(/style=/);
+      expect((await get("/console/style.css")).body).toContain(".bar.mini");
+      // The super-admin sees it; a member of another org does not.
+      expect((await get(`/console/orgs/${org.id}/usage`, t.adminToken)).body).toContain('datetime="2026-11-03"');
+      const rival = (await s.admin.post("/api/admin/users", { login: "console-daily-rival" })).body;
+      await s.admin.put(`/api/orgs/${other.id}/members/${rival.id}`, { role: "admin" });
+      const rivalToken = (await s.admin.post(`/api/admin/users/${rival.id}/tokens`, { name: "c" })).body.token as string;
+      const refused = await get(`/console/orgs/${org.id}/usage`, rivalToken);
+      expect(refused.statusCode).toBe(404);
+      expect(refused.body).not.toContain("2026-11-03");
+    } finally {
+      t.clock.set(was);
+    }
   });
 });

@@ -42,8 +42,8 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
     return only!;
   };
   /** A delivery the forge would send that launches nothing, signed (GitLab: carrying the token) with `secret`. */
-  const deliver = async (secret: string) => {
-    const body = JSON.stringify(provider === "forge_a" ? gitlabTestPush(WORLD.repo) : { ref: "refs/heads/main", repository: { full_name: WORLD.repo } });
+  const deliver = async (secret: string, raw?: string) => {
+    const body = raw ?? JSON.stringify(provider === "forge_a" ? gitlabTestPush(WORLD.repo) : { ref: "refs/heads/main", repository: { full_name: WORLD.repo } });
     const hmac = createHmac("sha256", secret).update(body).digest("hex");
     const headers = {
       forge_a: { "x-gitlab-event": "Push Hook", "x-gitlab-token": secret },
@@ -183,6 +183,38 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
       .where("action", "=", "forge.repair")
       .execute();
     expect(audited.length).toBeGreaterThan(0);
+    t.clock.advance(1_000);
+    expect((await repair()).status).toBe("healthy");
+  });
+
+  it("counts as signature refusals only the deliveries the secret did not prove, not a proven body it could not read", async () => {
+    const secret = stored().secret;
+    t.clock.advance(1_000);
+    expect(await health()).toMatchObject({ status: "healthy", received: { refused_since_written: 0 } });
+    // Proven by the secret, but not JSON: refused as unreadable, which says nothing of the secret.
+    expect(await deliver(secret, "{not json")).toBe(200);
+    const rows = await t.store.db
+      .selectFrom("webhook_deliveries")
+      .select(["refusal_code", "status"])
+      .where("webhook_id", "=", repoBot.webhook_id)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .execute();
+    expect(rows).toEqual([{ refusal_code: "bad_payload", status: "invalid" }]);
+    expect(await health()).toMatchObject({ status: "healthy", problems: [], received: { refused_since_written: 0 } });
+    t.clock.advance(1_000);
+    expect(await deliver("wh_not-the-secret")).toBe(401);
+    const [refused] = await t.store.db
+      .selectFrom("webhook_deliveries")
+      .select("refusal_code")
+      .where("webhook_id", "=", repoBot.webhook_id)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .execute();
+    expect(refused!.refusal_code).toBe(provider === "forge_a" ? "bad_token" : "bad_signature");
+    expect(await health()).toMatchObject({ status: "degraded", problems: [{ code: "signature_refused" }], received: { refused_since_written: 1 } });
     t.clock.advance(1_000);
     expect((await repair()).status).toBe("healthy");
   });

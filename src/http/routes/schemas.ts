@@ -18,3 +18,27 @@ export const RotateBody = Type.Union([
   Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: ROTATION_OVERLAP_MAX_SECONDS })) }, { additionalProperties: false }),
   Type.Null(),
 ]);
+
+/**
+ * The one error body (error-handler.ts): a stable `error` code, a `detail` for people, the
+ * offending `field` when one input is at fault, and the request's id to quote to an operator.
+ */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: "Stable error code clients switch on" }),
+    detail: Type.String({ description: "What went wrong, for people" }),
+    field: Type.Optional(Type.String({ description: "The input at fault, dotted (`vars.KEY`)" })),
+    request_id: Type.Optional(Type.String({ description: "The request's id, also sent as X-Request-Id" })),
+  },
+  { $id: "ErrorBody", additionalProperties: true, description: "The error body of every route" },
+);
+
+/** The spec's fixed launch denial envelope (send-denial.ts): a gate's refusal, with its own status. */
+export const DenialEnvelope = Type.Object(
+  {
+    error: Type.String({ description: "The gate's code (`rate_limited`, `concurrency_limit`, ...)" }),
+    detail: Type.String(),
+    reset_at: Type.Optional(Type.String({ description: "When the refusing window resets (ISO 8601)" })),
+  },
+  { $id: "DenialEnvelope", additionalProperties: true, description: "A launch refused by an admission gate" },
+);

@@ -173,6 +173,30 @@ describe.each(cases)("rotating a webhook's token with an overlap on %s over %s",
     if (proof.refusal === "invalid_signature") expect(target.previousHmacSecret).toBe(old);
   });
 
+  it("sweeps a previous secret out of the row once its window has ended, and not before", async () => {
+    const proof = PROOFS.find((p) => p.name.startsWith("forge_b"))!;
+    const hook = await create(proof.fields);
+    const rotated = await rotate(hook.id, { overlap_seconds: WINDOW_MS / 1000 });
+    const fresh = rotated.body.token as string;
+    const previous = () =>
+      t.store.db
+        .selectFrom("webhooks")
+        .select(["previous_token_hash", "previous_sealed_key_id", "previous_sealed_blob", "previous_valid_until"])
+        .where("id", "=", hook.id)
+        .executeTakeFirstOrThrow();
+    const until = t.clock.now() + WINDOW_MS;
+    t.clock.advance(WINDOW_MS - 1);
+    await t.services.previousSecrets.tick(t.clock.now());
+    expect(await previous()).toMatchObject({ previous_valid_until: until, previous_token_hash: expect.any(String), previous_sealed_blob: expect.any(String) });
+    await expectAccepted(proof, hook, hook.token, "the old token, at the window's last millisecond after a sweep");
+
+    t.clock.advance(1);
+    expect(await t.services.previousSecrets.tick(t.clock.now())).toBeGreaterThanOrEqual(1);
+    expect(await previous()).toEqual({ previous_token_hash: null, previous_sealed_key_id: null, previous_sealed_blob: null, previous_valid_until: null });
+    await expectRefused(proof, hook, hook.token, "the old token, swept");
+    await expectAccepted(proof, hook, fresh, "the new token, after the sweep");
+  });
+
   it.each(PROOFS)("refuses the old token by $name at once after a rotation without an overlap", async (proof) => {
     const hook = await create(proof.fields);
     let current = hook.token;

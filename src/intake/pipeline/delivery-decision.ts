@@ -16,6 +16,12 @@ export type InvalidCode =
   | "bot_not_permitted"
   | "unknown_bot";
 
+/**
+ * Why the intake refused a delivery, recorded on its row: an invalid decision's code, a token
+ * that matched no secret (`bad_token`), or a webhook without a signing secret (`no_secret`).
+ */
+export type RefusalCode = InvalidCode | "bad_token" | "no_secret";
+
 /** The outcome of one verified delivery. Each variant names the HTTP status it becomes. */
 export type DeliveryDecision =
   /** 200; a filtered row under a random key, the reason visible in the deliveries list. */

@@ -31,6 +31,8 @@ import { m0031RunnerTokens } from "./0031-runner-tokens.js";
 import { m0032RunLogs } from "./0032-run-logs.js";
 import { m0033RunQuestionsAndStatusReports } from "./0033-run-questions-and-status-reports.js";
 import { m0034SignInAddressFailures } from "./0034-sign-in-address-failures.js";
+import { m0035DeliveryRefusalCode } from "./0035-delivery-refusal-code.js";
+import { m0036WebhookPreviousValidUntilIndex } from "./0036-webhook-previous-valid-until-index.js";
 import { m0037KeptRequests } from "./0037-kept-requests.js";
 import { m0038Redeliveries } from "./0038-redeliveries.js";
 import { m0039TeamBoardMode } from "./0039-team-board-mode.js";
@@ -71,6 +73,8 @@ export const migrations: Record<string, Migration> = {
   "0032_run_logs": m0032RunLogs,
   "0033_run_questions_and_status_reports": m0033RunQuestionsAndStatusReports,
   "0034_sign_in_address_failures": m0034SignInAddressFailures,
+  "0035_delivery_refusal_code": m0035DeliveryRefusalCode,
+  "0036_webhook_previous_valid_until_index": m0036WebhookPreviousValidUntilIndex,
   "0037_kept_requests": m0037KeptRequests,
   "0038_redeliveries": m0038Redeliveries,
   "0039_team_board_mode": m0039TeamBoardMode,

@@ -92,6 +92,8 @@ export interface WebhookDeliveriesTable {
   reason: string | null;
   /** Stable denial token of the launch gate on launch_error rows. */
   denial_reason: string | null;
+  /** Why the intake refused the delivery, on invalid rows: `bad_signature`, `bad_token`, `no_secret` or the decision's code. */
+  refusal_code: string | null;
   /** The forge's own delivery id header. */
   forge_delivery_id: string | null;
   launched_at: number | null;

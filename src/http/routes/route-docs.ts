@@ -1,0 +1,164 @@
+import type { RouteOptions } from "fastify";
+import { DenialEnvelope, ErrorBody } from "./schemas.js";
+
+/**
+ * The API document's words for each route: its operationId, summary and success status. The
+ * response schemas are built from them here, so every route answers in the document with its
+ * real status, its error body and (launches) the denial envelope. A route missing here has no
+ * summary and fails the contract test (openapi-contract.test.ts).
+ */
+interface RouteDoc {
+  id: string;
+  summary: string;
+  /** The success status: 200 unless a create (201) or a delete (204). */
+  status?: 200 | 201 | 204;
+  /** The route can answer a launch gate's refusal (the spec's denial envelope). */
+  launches?: true;
+  /** A launch parked for later (or carded) answers 202 beside the 200. */
+  accepted?: true;
+  /** The answer is plain text, not JSON. */
+  text?: true;
+}
+
+const doc = (id: string, summary: string, extra: Omit<RouteDoc, "id" | "summary"> = {}): RouteDoc => ({ id, summary, ...extra });
+const created = { status: 201 } as const;
+const deleted = { status: 204 } as const;
+
+export const ROUTE_DOCS: Record<string, RouteDoc> = {
+  "POST /api/admin/orgs": doc("createOrg", "Create an org (super-admin)", created),
+  "GET /api/admin/orgs": doc("listOrgs", "List every org (super-admin)"),
+  "GET /api/admin/orgs/:id": doc("getOrg", "Show an org (super-admin)"),
+  "PATCH /api/admin/orgs/:id": doc("updateOrg", "Change an org's name, status or limits (super-admin)"),
+  "POST /api/orgs/:id/teams": doc("createTeam", "Create a team in an org", created),
+  "GET /api/orgs/:id/teams": doc("listTeams", "List an org's teams"),
+  "PUT /api/orgs/:id/members/:user_id": doc("putOrgMember", "Add an org member or change their role"),
+  "DELETE /api/orgs/:id/members/:user_id": doc("deleteOrgMember", "Remove an org member", deleted),
+  "GET /api/teams/:id": doc("getTeam", "Show a team"),
+  "PATCH /api/teams/:id": doc("updateTeam", "Change a team's name, status, limits or board mode"),
+  "PUT /api/teams/:id/members/:user_id": doc("putTeamMember", "Add a team member or change their role"),
+  "DELETE /api/teams/:id/members/:user_id": doc("deleteTeamMember", "Remove a team member", deleted),
+  "POST /api/admin/users": doc("createUser", "Create a user (super-admin)", created),
+  "PATCH /api/admin/users/:id": doc("updateUser", "Change a user (super-admin)"),
+  "GET /api/users/me": doc("getMe", "Show the signed-in user"),
+  "POST /api/users/me/tokens": doc("createToken", "Mint a personal access token", created),
+  "GET /api/users/me/tokens": doc("listTokens", "List your personal access tokens"),
+  "DELETE /api/users/me/tokens/:id": doc("deleteToken", "Revoke one of your personal access tokens", deleted),
+  "POST /api/admin/users/:id/tokens": doc("createTokenFor", "Mint a personal access token for a user (super-admin)", created),
+  "POST /api/auth/login": doc("login", "Sign in with a password: a session token"),
+  "POST /api/auth/password-reset/confirm": doc("confirmPasswordReset", "Set a new password with a reset code"),
+  "POST /api/auth/logout": doc("logout", "End the current session", deleted),
+  "PUT /api/users/me/password": doc("changePassword", "Change your password"),
+  "GET /api/users/me/sessions": doc("listSessions", "List your sessions"),
+  "DELETE /api/users/me/sessions/:id": doc("deleteSession", "End one of your sessions", deleted),
+  "PUT /api/admin/users/:id/password": doc("setUserPassword", "Set a user's password (super-admin)"),
+  "POST /api/admin/users/:id/password-reset": doc("issuePasswordReset", "Issue a password reset code for a user (super-admin)", created),
+  "DELETE /api/admin/users/:id/sessions": doc("deleteUserSessions", "End every session of a user (super-admin)"),
+  "GET /api/teams/:id/webhooks": doc("listWebhooks", "List a team's webhooks"),
+  "POST /api/teams/:id/webhooks": doc("createWebhook", "Create a webhook (its secret or token is shown once)", created),
+  "GET /api/teams/:id/webhooks/:webhook_id": doc("getWebhook", "Show a webhook"),
+  "PATCH /api/teams/:id/webhooks/:webhook_id": doc("updateWebhook", "Change a webhook"),
+  "DELETE /api/teams/:id/webhooks/:webhook_id": doc("deleteWebhook", "Delete a webhook", deleted),
+  "POST /api/teams/:id/webhooks/:webhook_id/rotate": doc("rotateWebhook", "Rotate a webhook's secret or token, with an optional overlap"),
+  "GET /api/teams/:id/webhooks/:webhook_id/deliveries": doc("listDeliveries", "List a webhook's recent deliveries"),
+  "GET /api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id": doc("getDelivery", "Show one delivery"),
+  "POST /api/teams/:id/webhooks/:webhook_id/ping": doc("pingWebhook", "Send a signed test delivery to a webhook"),
+  "POST /api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver": doc("redeliver", "Deliver a stored delivery again"),
+  "POST /api/teams/:id/keys": doc("createTeamKey", "Store a provider key for a team", created),
+  "GET /api/teams/:id/keys": doc("listTeamKeys", "List a team's provider keys"),
+  "DELETE /api/teams/:id/keys/:key_id": doc("deleteTeamKey", "Delete a team's provider key", deleted),
+  "POST /api/teams/:id/secrets": doc("createSecret", "Store a secret for a team's bots", created),
+  "GET /api/teams/:id/secrets": doc("listSecrets", "List a team's secrets (names only)"),
+  "DELETE /api/teams/:id/secrets/:secret_id": doc("deleteSecret", "Delete a team's secret", deleted),
+  "POST /api/orgs/:id/keys": doc("createOrgKey", "Store a provider key for an org", created),
+  "GET /api/orgs/:id/keys": doc("listOrgKeys", "List an org's provider keys"),
+  "DELETE /api/orgs/:id/keys/:key_id": doc("deleteOrgKey", "Delete an org's provider key", deleted),
+  "POST /api/orgs/:id/bots": doc("registerBot", "Register a bot in an org's catalog", created),
+  "GET /api/orgs/:id/bots": doc("listBots", "List an org's bots (built-ins and registered)"),
+  "DELETE /api/orgs/:id/bots/:bot_id": doc("removeBot", "Remove a registered bot", deleted),
+  "POST /api/runs": doc("launchRun", "Launch a run", { ...created, launches: true }),
+  "GET /api/runs/:id": doc("getRun", "Show a run with its attempts and usage"),
+  "DELETE /api/runs/:id": doc("deleteRun", "Delete a finished run", deleted),
+  "GET /api/teams/:id/runs": doc("listRuns", "List a team's runs"),
+  "POST /api/runs/:id/resume": doc("resumeRun", "Resume a resumable run", { launches: true }),
+  "GET /api/runs/:id/attempts/:n/log": doc("getAttemptLog", "Read an attempt's log from an offset (text)", { text: true }),
+  "POST /api/runs/:id/answer": doc("answerRun", "Answer a run's question and resume it", { launches: true }),
+  "POST /api/runs/:id/cancel": doc("cancelRun", "Cancel a run"),
+  "GET /api/teams/:id/dead-letters": doc("listDeadLetters", "List a team's dead-lettered launches"),
+  "POST /api/runs/:id/republish": doc("republishRun", "Publish a dead-lettered run's result again"),
+  "POST /api/runs/:id/discard": doc("discardRun", "Discard a dead-lettered run's result"),
+  "GET /api/teams/:id/schedules": doc("listSchedules", "List a team's schedules"),
+  "POST /api/teams/:id/schedules": doc("createSchedule", "Create a schedule", created),
+  "GET /api/teams/:id/schedules/:schedule_id": doc("getSchedule", "Show a schedule"),
+  "PATCH /api/teams/:id/schedules/:schedule_id": doc("updateSchedule", "Change a schedule"),
+  "DELETE /api/teams/:id/schedules/:schedule_id": doc("deleteSchedule", "Delete a schedule", deleted),
+  "GET /api/v1/triggers": doc("listTriggers", "List trigger subscriptions"),
+  "POST /api/v1/triggers": doc("createTrigger", "Subscribe a bot to an event", created),
+  "GET /api/v1/triggers/:id": doc("getTrigger", "Show a trigger subscription"),
+  "PATCH /api/v1/triggers/:id": doc("updateTrigger", "Change a trigger subscription"),
+  "DELETE /api/v1/triggers/:id": doc("deleteTrigger", "Delete a trigger subscription", deleted),
+  "POST /api/v1/triggers/emit": doc("emitEvent", "Emit an event: launches its subscribed bots", { launches: true }),
+  "GET /api/teams/:id/board/cards": doc("listCards", "List a team's board cards"),
+  "POST /api/teams/:id/board/cards": doc("createCard", "Create a board card", created),
+  "GET /api/teams/:id/board/cards/:card_id": doc("getCard", "Show a board card"),
+  "POST /api/teams/:id/board/cards/:card_id/move": doc("moveCard", "Move a board card to a column"),
+  "POST /api/teams/:id/board/cards/:card_id/retry": doc("retryCard", "Retry a board card's failed run"),
+  "POST /api/teams/:id/board/cards/:card_id/approve": doc("approveCard", "Approve a board card waiting for a person"),
+  "GET /api/admin/orgs/:id/usage": doc("getOrgUsageAdmin", "An org's usage this month (super-admin)"),
+  "GET /api/orgs/:id/usage": doc("getOrgUsage", "An org's usage this month"),
+  "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential"),
+  "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)"),
+  "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),
+  "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", created),
+  "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections"),
+  "GET /api/teams/:id/forge/connections/:connection_id": doc("getConnection", "Show a forge connection"),
+  "PATCH /api/teams/:id/forge/connections/:connection_id": doc("updateConnection", "Change a forge connection"),
+  "DELETE /api/teams/:id/forge/connections/:connection_id": doc("deleteConnection", "Delete a forge connection", deleted),
+  "POST /api/teams/:id/forge/repo-bots": doc("provisionRepoBot", "Install a bot on a repository (webhook on the forge)"),
+  "GET /api/teams/:id/forge/repo-bots": doc("listRepoBots", "List a team's repository bots"),
+  "DELETE /api/teams/:id/forge/repo-bots/:repo_bot_id": doc("deleteRepoBot", "Remove a repository bot and its forge webhook", deleted),
+  "GET /api/teams/:id/forge/repo-bots/:repo_bot_id/health": doc("getRepoBotHealth", "Check a repository bot's webhook on the forge"),
+  "POST /api/teams/:id/forge/repo-bots/:repo_bot_id/rotate": doc("rotateRepoBot", "Rotate a repository bot's webhook secret"),
+  "POST /api/teams/:id/forge/repo-bots/:repo_bot_id/repair": doc("repairRepoBot", "Recreate a repository bot's webhook on the forge"),
+  "GET /api/teams/:id/forge/repos": doc("listForgeRepos", "List the repositories a connection can reach"),
+  "POST /api/admin/runners": doc("createPlatformRunner", "Register a platform runner: its token is shown once", created),
+  "GET /api/admin/runners": doc("listPlatformRunners", "List platform runners"),
+  "DELETE /api/admin/runners/:id": doc("deletePlatformRunner", "Revoke a platform runner", deleted),
+  "POST /api/admin/runners/:id/rotate": doc("rotatePlatformRunner", "Rotate a platform runner's token"),
+  "POST /api/orgs/:id/runners": doc("createOrgRunner", "Register an org runner: its token is shown once", created),
+  "GET /api/orgs/:id/runners": doc("listOrgRunners", "List an org's runners"),
+  "DELETE /api/orgs/:id/runners/:runner_id": doc("deleteOrgRunner", "Revoke an org runner", deleted),
+  "POST /api/orgs/:id/runners/:runner_id/rotate": doc("rotateOrgRunner", "Rotate an org runner's token"),
+  "POST /api/runner/v1/claim": doc("runnerClaim", "Runner: wait for and claim an attempt"),
+  "POST /api/runner/v1/runs/:id/heartbeat": doc("runnerHeartbeat", "Runner: keep a claimed attempt's lease"),
+  "POST /api/runner/v1/runs/:id/output": doc("runnerOutput", "Runner: append an attempt's output lines"),
+  "POST /api/runner/v1/runs/:id/finish": doc("runnerFinish", "Runner: report an attempt's outcome and usage"),
+};
+
+/** A body this document does not spell out field by field: every field is sent as it is. */
+const AnyObject = { type: "object", additionalProperties: true, description: "The answer's fields (see docs/api.md)" };
+const TextBody = { type: "string", description: "Plain text" };
+const NoContent = { type: "null", description: "No content" };
+const ErrorRef = { $ref: "ErrorBody#" };
+const ErrorOrDenial = { description: "An error body, or a launch gate's denial envelope", anyOf: [{ $ref: "ErrorBody#" }, { $ref: "DenialEnvelope#" }] };
+
+/** The shared schemas the responses point to (components.schemas in the document). */
+export const SHARED_SCHEMAS = [ErrorBody, DenialEnvelope];
+
+/** Fills a route's summary, operationId and responses from ROUTE_DOCS (routes already in the document only). */
+export function documentRoute(r: RouteOptions): void {
+  if (r.schema?.hide) return;
+  const methods = ([] as string[]).concat(r.method).map((m) => (m === "HEAD" ? "GET" : m));
+  const d = ROUTE_DOCS[`${methods[0]} ${r.url}`];
+  if (!d) return;
+  const given = (r.schema?.response ?? {}) as Record<string, unknown>;
+  const status = d.status ?? 200;
+  const success = status === 204 ? NoContent : d.text ? TextBody : AnyObject;
+  const response: Record<string, unknown> = {
+    [status]: success,
+    ...(d.accepted && { 202: { ...AnyObject, description: "A launch parked for later, or a card made" } }),
+    "4XX": d.launches ? ErrorOrDenial : ErrorRef,
+    "5XX": ErrorRef,
+    ...given,
+  };
+  r.schema = { ...r.schema, summary: d.summary, operationId: d.id, response, ...(d.text && { produces: ["text/plain"] }) };
+}
