@@ -169,6 +169,34 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     expect((await provision()).body).toMatchObject({ forge_written: true, hook_url: expect.stringContaining("https://after-crash.example/") });
   });
 
+  it("has the provision that takes the lease second, after the first has written, write nothing to the forge", async () => {
+    await pin("https://raced.example");
+    const writes = hooks.writes().length;
+    const service = t.services.provisioning as unknown as { writeHookOnce: (...args: unknown[]) => Promise<boolean> };
+    const original = service.writeHookOnce.bind(service);
+    // The first provision holds the lease through a slow forge write; the second read the repository
+    // before that write was committed, and reaches the lease only once the first has let it go.
+    server.fault({ match: /^(PATCH|PUT) .*\/hooks\/\d+$/, times: 1, delayMs: 200 });
+    let first: Promise<boolean> | undefined;
+    const spy = vi.spyOn(service, "writeHookOnce").mockImplementation(async (...args: unknown[]) => {
+      if (first === undefined) {
+        first = original(...args);
+        return first;
+      }
+      await first.catch(() => undefined);
+      return original(...args);
+    });
+    const both = await Promise.all([provision(), provision()]);
+    spy.mockRestore();
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(both.map((r) => r.body.forge_written).sort()).toEqual([false, true]);
+    expect(hooks.writes()).toHaveLength(writes + 1);
+    const [hook, ...more] = hooks.of(forge.repo);
+    expect(more).toEqual([]);
+    expect(hook!.url).toContain("https://raced.example/");
+    expect(await sharesToken(both[0]!.body.webhook_id, hook!.secret)).toBe(true);
+  });
+
   it("answers 400 to the base pin and the security token together, 422 to a bad pin", async () => {
     const both = await provision({ webhook_base_url: "https://h.example", security_read_enabled: false });
     expect(both.status).toBe(400);
