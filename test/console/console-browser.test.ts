@@ -14,6 +14,12 @@ describe.skipIf(!present)("the console in a real browser", () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;
+  let seeded: Awaited<ReturnType<typeof seedTenancy>> | undefined;
+  /** One tenancy for the file (its logins are unique), made by whichever test runs first. */
+  const seed = async () => {
+    seeded ??= await seedTenancy(t);
+    return seeded;
+  };
 
   beforeAll(async () => {
     t = await startTestApp("sqlite");
@@ -38,7 +44,7 @@ describe.skipIf(!present)("the console in a real browser", () => {
   });
 
   it("signs in, finds the delivery that was filtered and why, and opens the run the other one launched", async () => {
-    const s = await seedTenancy(t);
+    const s = await seed();
     const hook = (
       await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, {
         provider: "generic",
@@ -85,6 +91,60 @@ describe.skipIf(!present)("the console in a real browser", () => {
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => page.textContent("h1")).toBe("Sign in");
+    expect(blocked).toEqual([]);
+  });
+
+  it("changes an admin-set password at sign-in, cancels a run, rotates a webhook and reads the org's days, under the page policy", async () => {
+    const s = await seed();
+    const u = (await s.admin.post("/api/admin/users", { login: "browser-pw" })).body;
+    await s.admin.put(`/api/teams/${s.team.id}/members/${u.id}`, { role: "admin" });
+    await s.admin.put(`/api/admin/users/${u.id}/password`, { password: "admin chose this one" });
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", name: "rotating", bot_ids: ["review-pr"] })).body;
+    const runId = (await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr" })).body.id;
+
+    const page = await browser.newPage();
+    const blocked: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+    });
+    await page.goto(`${base}/console`);
+    await page.getByLabel("Login").fill("browser-pw");
+    await page.getByLabel("Password", { exact: true }).fill("admin chose this one");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect.poll(() => page.textContent("h1")).toBe("Change your password");
+    await page.getByLabel("Current password").fill("admin chose this one");
+    await page.getByLabel("New password", { exact: true }).fill("my own browser words");
+    await page.getByLabel("New password again").fill("my own browser words");
+    await page.screenshot({ path: path.join(SHOTS, "4-change-password.png") });
+    await page.getByRole("button", { name: "Change the password" }).click();
+    await expect.poll(() => page.textContent("main")).toContain("Your password is changed");
+    await page.getByRole("link", { name: "Go on to the console" }).click();
+    await expect.poll(() => page.textContent("h1")).toBe("Your teams");
+
+    await page.goto(`${base}/console/runs/${runId}`);
+    await page.getByRole("button", { name: "Cancel the run" }).click();
+    await expect.poll(() => page.locator(".status").first().textContent()).toBe("cancelled");
+    expect((await s.member.api.get(`/api/runs/${runId}`)).body.status).toBe("cancelled");
+
+    await page.goto(`${base}/console/teams/${s.team.id}/webhooks/${hook.config.id}`);
+    await page.getByLabel(/Overlap in seconds/).fill("600");
+    await page.getByRole("button", { name: "Rotate" }).click();
+    await expect.poll(() => page.textContent("h1")).toBe("Rotated rotating");
+    expect(await page.locator("code.secret").textContent()).not.toBe(hook.token);
+
+    await page.goto(`${base}/console/orgs/${s.org.id}/usage`);
+    expect(await page.locator("h2", { hasText: "Per day" }).count()).toBe(1);
+    const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const row = page.locator("tr", { has: page.locator(`time[datetime="${today}"]`) });
+    expect(Number(await row.locator("td.num").first().textContent())).toBeGreaterThanOrEqual(1);
+    // The day's bar has its width from the stylesheet's class, not from an inline style.
+    expect(
+      await row
+        .locator(".bar.mini > span")
+        .first()
+        .evaluate((el) => el.getBoundingClientRect().width),
+    ).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, "5-usage-per-day.png"), fullPage: true });
     expect(blocked).toEqual([]);
   });
 });
