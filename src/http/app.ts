@@ -11,7 +11,7 @@ import { deliveryFastPath } from "./delivery-fast-path.js";
 import { answerClientError, createHttpServer } from "./http-server.js";
 import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import { routeModules } from "./routes/index.js";
-import { SHARED_SCHEMAS, documentRoute } from "./routes/route-docs.js";
+import { SHARED_SCHEMAS, TAGS, documentRoute } from "./routes/route-docs.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
@@ -92,6 +92,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
         license: { name: "MIT", identifier: "MIT" },
       },
       servers: [{ url: "/", description: "This service" }],
+      tags: TAGS,
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "iap_ personal access token or ses_ session token" },

@@ -8,6 +8,7 @@ interface Operation {
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
 }
 interface Document {
+  tags?: { name: string; description?: string }[];
   info: { description?: string; license?: { name: string } };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
@@ -47,9 +48,11 @@ describe("the OpenAPI document", () => {
     expect(operations.length).toBeGreaterThan(100);
     const faults: string[] = [];
     const ids = new Map<string, string>();
+    const declared = new Set((doc.tags ?? []).filter((t) => t.description).map((t) => t.name));
     for (const { key, op } of operations) {
       if (!op.summary) faults.push(`${key}: no summary`);
       if (!op.tags?.length) faults.push(`${key}: no tag`);
+      for (const tag of op.tags ?? []) if (!declared.has(tag)) faults.push(`${key}: tag ${tag} is not described in the document's tags`);
       if (!op.operationId) faults.push(`${key}: no operationId`);
       else if (ids.has(op.operationId)) faults.push(`${key}: operationId ${op.operationId} also names ${ids.get(op.operationId)}`);
       else ids.set(op.operationId, key);

@@ -134,6 +134,25 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /api/runner/v1/runs/:id/finish": doc("runnerFinish", "Runner: report an attempt's outcome and usage"),
 };
 
+/** Every tag a route names, with what it groups (the document's `tags`). */
+export const TAGS = [
+  { name: "orgs", description: "Orgs (super-admin), their teams and members" },
+  { name: "teams", description: "A team's settings and members" },
+  { name: "users", description: "Users and personal access tokens" },
+  { name: "sign-in", description: "Passwords, sessions and password resets" },
+  { name: "webhooks", description: "Webhooks, their deliveries, and the public delivery endpoint" },
+  { name: "credentials", description: "Provider keys and secrets" },
+  { name: "bots", description: "An org's bot catalog" },
+  { name: "runs", description: "Runs, their attempts, logs and dead letters" },
+  { name: "schedules", description: "Runs launched on a cron schedule" },
+  { name: "triggers", description: "Event subscriptions and emitted events" },
+  { name: "board", description: "A team's board of cards" },
+  { name: "usage", description: "Spend, runs and calls this month" },
+  { name: "forge", description: "Forge connections and repository bots" },
+  { name: "runners", description: "Registering runners and their tokens" },
+  { name: "runner protocol", description: "What a runner calls with its rnr_ token: claim, heartbeat, output, finish" },
+];
+
 /** A body this document does not spell out field by field: every field is sent as it is. */
 const AnyObject = { type: "object", additionalProperties: true, description: "The answer's fields (see docs/api.md)" };
 const TextBody = { type: "string", description: "Plain text" };
