@@ -65,6 +65,13 @@ export function commitStateOf(run: Pick<DeliveredRunChange, "status" | "summary"
   }
 }
 
+const FINAL = new Set<string>(["success", "failure", "error", "cancelled"]);
+
+/** The forge last showed a final state, and the run has gone back to pending or running. */
+function reopened(reportedKey: string | null): boolean {
+  return reportedKey !== null && FINAL.has(reportedKey.split("|")[0]!);
+}
+
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > DESCRIPTION_MAX ? `${line.slice(0, DESCRIPTION_MAX - 1)}…` : line;
@@ -159,6 +166,7 @@ export class StatusReporter {
       const provider = webhook.provider as Exclude<WebhookConfig["provider"], "generic">;
       let error: string | undefined;
       let retryable = true;
+      let checkRunId: string | null = null;
       const opened = await forges.open(config, provider);
       if (!opened.ok) error = opened.reason;
       else {
@@ -167,15 +175,18 @@ export class StatusReporter {
           context: `${this.deps.contextPrefix}/${row.bot_id}`,
           description: row.description,
           targetUrl: `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`,
+          // A check run that was completed stays so: a resumed run gets a new one.
+          ...(opened.viaApp && provider === "forge_b" && { checkRun: { id: reopened(row.reported_key) ? null : row.check_run_id } }),
         });
-        if (!sent.ok) {
+        if (sent.ok) checkRunId = sent.value.checkRunId;
+        else {
           error = `${sent.error.code}: ${sent.error.reason}`;
           // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
           retryable = sent.error.code !== "forge_rejected";
         }
       }
       if (error === undefined) {
-        await markStatusReported(store.db, row.run_id, key);
+        await markStatusReported(store.db, row.run_id, key, checkRunId);
         results.set(row.run_id, "sent");
       } else {
         const tries = row.tries + 1;
