@@ -105,6 +105,18 @@ describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => 
     expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ reported_key: "success|Two findings, both minor", due_at: null });
   });
 
+  it("two passes at once (two replicas) send a state once", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    const calls = statusCalls();
+    const [a, b] = await Promise.all([tick(), tick()]);
+    expect([a.get(runId), b.get(runId)].filter((r) => r === "sent")).toHaveLength(1);
+    expect(statusCalls()).toBe(calls + 1);
+    await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+  });
+
   it("a failed run shows failure", async () => {
     const hook = await forgeHook(w, forge, { report_status: true });
     const runId = await opened(hook);
