@@ -105,6 +105,18 @@ describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => 
     expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ reported_key: "success|Two findings, both minor", due_at: null });
   });
 
+  it("two passes at once (two replicas) send a state once", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    const calls = statusCalls();
+    const [a, b] = await Promise.all([tick(), tick()]);
+    expect([a.get(runId), b.get(runId)].filter((r) => r === "sent")).toHaveLength(1);
+    expect(statusCalls()).toBe(calls + 1);
+    await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+  });
+
   it("a failed run shows failure", async () => {
     const hook = await forgeHook(w, forge, { report_status: true });
     const runId = await opened(hook);
@@ -264,5 +276,31 @@ describe.each(storeKinds())("check runs for a GitHub App connection on %s", (kin
     expect(gh.checkRuns.size).toBe(1);
     expect(gh.checkRuns.get(created!.id)).toMatchObject({ status: "completed", conclusion: "success", title: "No findings", summary: "No findings" });
     expect(gh.server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/check-runs/${created!.id}`))).toHaveLength(2);
+
+    // Turned off on the repository's provisioning: the next run is not shown.
+    const off = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+      connection_id: connection.body.id,
+      repo: WORLD.repo,
+      report_status: false,
+    });
+    expect(off.body.webhook.report_status).toBe(false);
+    pr.pull_request.head.sha = "a".repeat(40);
+    const next = JSON.stringify(pr);
+    const again = await t.app.inject({
+      method: "POST",
+      url: new URL(hook.url).pathname,
+      payload: next,
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "pull_request",
+        "x-github-delivery": "d-check-run-2",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", hook.secret).update(next).digest("hex")}`,
+      },
+    });
+    const second = JSON.parse(again.body);
+    expect(second).toMatchObject({ status: "launched" });
+    t.clock.advance(1_000);
+    expect((await tick()).has(second.run_id)).toBe(false);
+    expect(gh.checkRuns.size).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import {
   markStatusFailed,
   markStatusReported,
   putStatusReport,
+  takeStatusReport,
   type DeliveredRunChange,
 } from "../store/status-reports.js";
 import type { Store } from "../store/store.js";
@@ -29,6 +30,8 @@ const FIRST_LOOK_BACK_MS = 24 * 3_600_000;
 export const MAX_TRIES = 8;
 const FIRST_BACKOFF_MS = 30_000;
 const MAX_BACKOFF_MS = 30 * 60_000;
+/** A row being sent is not sent by another replica for this long (a sender that died is taken over after it). */
+const TAKEN_FOR_MS = 2 * 60_000;
 /** GitHub's limit for a commit status's description; the others take more. */
 const DESCRIPTION_MAX = 140;
 
@@ -155,6 +158,8 @@ export class StatusReporter {
     const results = new Map<string, ReportResult>();
     const due = await dueStatusReports(store.db, now, BATCH);
     for (const row of due) {
+      // Every replica sweeps: the row is taken first, so a check run is not created twice.
+      if (!(await takeStatusReport(store.db, row.run_id, Number(row.due_at), now + TAKEN_FOR_MS))) continue;
       const key = { state: row.state, description: row.description };
       const webhook = await findWebhook(store.db, row.webhook_id);
       const repo = row.project_path ?? row.run_project_path;

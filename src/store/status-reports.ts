@@ -113,6 +113,7 @@ export function dueStatusReports(db: Db, now: number, limit: number) {
       "s.description",
       "s.reported_key",
       "s.tries",
+      "s.due_at",
       "s.check_run_id",
       "r.bot_id",
       "r.project_path as run_project_path",
@@ -123,6 +124,15 @@ export function dueStatusReports(db: Db, now: number, limit: number) {
     .orderBy("s.due_at")
     .limit(limit)
     .execute();
+}
+
+/**
+ * Takes a due row for one sender until `until` (another replica's pass skips it meanwhile):
+ * false when another took it first or the row moved.
+ */
+export async function takeStatusReport(db: Db, runId: string, dueAt: number, until: number): Promise<boolean> {
+  const r = await db.updateTable("run_status_reports").set({ due_at: until }).where("run_id", "=", runId).where("due_at", "=", dueAt).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** The forge shows `key` now; cleared unless the row was given a newer state meanwhile. */
