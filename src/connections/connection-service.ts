@@ -157,14 +157,14 @@ export class ConnectionService {
    * connection's API root and credential (an App's installation token). Undefined for a webhook
    * not provisioned through a connection of the team.
    */
-  async laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string } | undefined> {
+  async laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string; viaApp: boolean } | undefined> {
     const db = this.deps.store.db;
     const bot = await f.findRepoBotOfTeam(db, teamId, repoBotId);
     const row = bot && (await f.findForgeConnectionOfTeam(db, teamId, bot.connection_id));
     if (!row) return undefined;
     const credential = openCredential(this.deps.sealer, row);
     const token = credential.kind === "token" ? credential.token : await this.installationToken(row, credential.app);
-    return { forgeBaseUrl: row.base_url, token };
+    return { forgeBaseUrl: row.base_url, token, viaApp: credential.kind === "app" };
   }
 
   private installationToken(row: f.ForgeConnectionRow, app: AppCredential): Promise<string> {

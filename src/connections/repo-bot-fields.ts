@@ -16,10 +16,12 @@ export interface RepoBotInput {
   gate_context?: string;
   webhook_base_url?: string;
   security_read_enabled?: boolean;
+  /** The provisioned webhook's `report_status` (default: on for a provisioned repository). */
+  report_status?: boolean;
 }
 
 /** Fields that live on the provisioned webhook config; an omitted one leaves the stored value alone. */
-const WEBHOOK_FIELDS = ["bot_ids", "launch_vars", "overlap", "hold_labels", "label_allowlist"] as const;
+const WEBHOOK_FIELDS = ["bot_ids", "launch_vars", "overlap", "hold_labels", "label_allowlist", "report_status"] as const;
 
 export function webhookFieldsOf(input: RepoBotInput): Record<string, unknown> {
   return Object.fromEntries(WEBHOOK_FIELDS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));

@@ -95,7 +95,7 @@ export class SecurityRead {
   async revoke(conn: OpenConnection, rb: f.RepoBotRow): Promise<void> {
     if (rb.security_secret_id === null) return;
     const token = (await this.deps.credentials.openSecret(rb.security_secret_id, rb.team_id))?.value ?? "";
-    await this.onForge("revoke", () => conn.securityTokens().revoke(rb.repo, { token, forgeTokenId: rb.security_forge_token_id }));
+    await this.onForge("revoke", () => conn.securityTokens().revoke(rb.repo, { token, forgeTokenId: rb.security_forge_token_id }, forgeLabelOf(rb.id)));
   }
 
   /** The token's rows: its secret, and the repository's note of it (in the caller's transaction, after its webhook stops naming it). */
@@ -134,7 +134,7 @@ export class SecurityRead {
       expiresAt: rb.security_expires_at ?? 0,
       renewAt: rb.security_renew_at,
     };
-    const next = await this.onForge("renew", () => conn.securityTokens().renew(rb.repo, held));
+    const next = await this.onForge("renew", () => conn.securityTokens().renew(rb.repo, held, forgeLabelOf(rb.id)));
     await store.tx(async (tx) => {
       await c.updateWorkflowSecretValue(tx, secret.id, sealedSecretValue(sealer, secret.id, next.token));
       await f.updateRepoBot(tx, rb.id, this.noted(next));

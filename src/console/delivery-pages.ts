@@ -88,6 +88,7 @@ export async function deliveryPage(s: Services, p: Principal, teamId: string, we
     ["Bot", d.bot_id],
     ["Reason", d.reason],
     ["Denial", d.denial_reason],
+    ["Refusal", d.refusal_code],
     ["Forge delivery id", d.forge_delivery_id],
     ["Idempotency key", d.idempotency_key],
     ["Payload SHA-256", d.payload_sha256],

@@ -176,12 +176,13 @@ class GitLabApi implements ForgeApi {
   }
 
   /** `POST /projects/:id/statuses/:sha`; the context is the status's name. */
-  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+  async setStatus(repo: string, sha: string, status: CommitStatus) {
     await this.commits.editStatus(repo, sha, GITLAB_STATE[status.state], {
       name: status.context,
       description: status.description,
       targetUrl: status.targetUrl,
     });
+    return { checkRunId: null };
   }
 
   async tokenOwner(): Promise<TokenOwner> {

@@ -51,6 +51,15 @@ const GITHUB_STATE: Record<CommitState, "pending" | "success" | "failure" | "err
   cancelled: "error",
 };
 
+const CHECK_RUN_STATE: Record<CommitState, { status: "queued" | "in_progress" } | { status: "completed"; conclusion: "success" | "failure" | "cancelled" }> = {
+  pending: { status: "queued" },
+  running: { status: "in_progress" },
+  success: { status: "completed", conclusion: "success" },
+  failure: { status: "completed", conclusion: "failure" },
+  error: { status: "completed", conclusion: "failure" },
+  cancelled: { status: "completed", conclusion: "cancelled" },
+};
+
 class GitHubApi implements ForgeApi {
   private readonly octokit: InstanceType<typeof GitHub>;
   /** Set when octokit's throttling plugin saw a secondary rate limit, which may come as a bare 403. */
@@ -165,9 +174,27 @@ class GitHubApi implements ForgeApi {
     return { login: user.login, id: user.id };
   }
 
-  /** `POST /repos/{owner}/{repo}/statuses/{sha}`: GitHub has no running state, so a running run shows pending. */
-  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+  /**
+   * `POST /repos/{owner}/{repo}/statuses/{sha}`: GitHub has no running state, so a running run
+   * shows pending. Through an App, a check run instead (`POST …/check-runs`, then `PATCH …/check-runs/{id}`).
+   */
+  async setStatus(repo: string, sha: string, status: CommitStatus) {
     const { owner, name } = ownerAndName(repo);
+    if (status.checkRun) {
+      const fields = {
+        owner,
+        repo: name,
+        name: status.context,
+        details_url: status.targetUrl,
+        output: { title: status.description, summary: status.description },
+        ...CHECK_RUN_STATE[status.state],
+      };
+      const id = status.checkRun.id;
+      const res = await this.run<{ data: unknown }>(() =>
+        id === null ? this.octokit.rest.checks.create({ ...fields, head_sha: sha }) : this.octokit.rest.checks.update({ ...fields, check_run_id: Number(id) }),
+      );
+      return { checkRunId: idText(parseAnswer(Created, res.data, "a check run").id) };
+    }
     await this.run(() =>
       this.octokit.rest.repos.createCommitStatus({
         owner,
@@ -179,6 +206,7 @@ class GitHubApi implements ForgeApi {
         target_url: status.targetUrl,
       }),
     );
+    return { checkRunId: null };
   }
 
   private async run<T>(call: () => Promise<T>): Promise<T> {

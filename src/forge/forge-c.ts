@@ -126,7 +126,7 @@ class ForgejoApi implements ForgeApi {
   }
 
   /** `POST /repos/{owner}/{repo}/statuses/{sha}`: Forgejo has no running state, so a running run shows pending. */
-  async setStatus(repo: string, sha: string, status: CommitStatus): Promise<void> {
+  async setStatus(repo: string, sha: string, status: CommitStatus) {
     const { owner, name } = ownerAndName(repo);
     await this.gitea.repos.repoCreateStatus(seg(owner), seg(name), seg(sha), {
       state: FORGEJO_STATE[status.state],
@@ -134,6 +134,7 @@ class ForgejoApi implements ForgeApi {
       description: status.description,
       target_url: status.targetUrl,
     });
+    return { checkRunId: null };
   }
 
   async tokenOwner(): Promise<TokenOwner> {

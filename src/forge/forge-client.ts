@@ -107,6 +107,16 @@ export interface CommitStatus {
   description: string;
   /** The run's page. */
   targetUrl: string;
+  /**
+   * GitHub through a GitHub App: shown as a check run instead, created when `id` is null and
+   * updated after. Other forges ignore it.
+   */
+  checkRun?: { id: string | null };
+}
+
+/** What the forge kept of a status: the check run's id, when one was made or updated. */
+export interface StatusSet {
+  checkRunId: string | null;
 }
 
 export type ReviewThreadReader = (repo: string, number: number, threadId: string) => Promise<ForgeResult<ThreadFacts>>;
@@ -131,7 +141,7 @@ export interface ForgeClient {
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<ForgeResult<void>>;
   tokenOwner(): Promise<ForgeResult<TokenOwner>>;
   /** Sets the commit status named by `status.context` on `sha`. */
-  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<void>>;
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<StatusSet>>;
 }
 
 /**
@@ -147,5 +157,5 @@ export interface ForgeApi {
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<{ id: string }>;
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<void>;
   tokenOwner(): Promise<TokenOwner>;
-  setStatus(repo: string, sha: string, status: CommitStatus): Promise<void>;
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<StatusSet>;
 }

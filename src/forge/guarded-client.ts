@@ -10,6 +10,7 @@ import type {
   PullRequestFacts,
   Reaction,
   ReviewFacts,
+  StatusSet,
   ReviewThreadReader,
   TokenOwner,
 } from "./forge-client.js";
@@ -102,10 +103,11 @@ export class GuardedForgeClient implements ForgeClient {
     });
   }
 
-  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<void>> {
+  setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<StatusSet>> {
     return this.call(async () => {
       checkRepo(repo);
       checkId(sha);
+      if (status.checkRun?.id) checkId(status.checkRun.id);
       return this.parts.api.setStatus(repo, sha, status);
     });
   }

@@ -1,4 +1,9 @@
+import { createHmac, generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.js";
+import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
+import { FakeGitHubApp } from "../test-support/fake-forges/fake-github-app.js";
+import { FakeHooks } from "../test-support/fake-forges/fake-hooks.js";
 import type { FakeCommitStatus } from "../test-support/fake-forges/fake-github.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
 import {
@@ -13,7 +18,7 @@ import {
   type ForgeWorld,
   type Hook,
 } from "../test-support/forge-deliveries.js";
-import { storeKinds } from "../test-support/harness.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunOutcome } from "../runs/runs.js";
 import { findStatusReport } from "../store/status-reports.js";
 import { MAX_TRIES } from "./status-reporter.js";
@@ -100,6 +105,18 @@ describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => 
     expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ reported_key: "success|Two findings, both minor", due_at: null });
   });
 
+  it("two passes at once (two replicas) send a state once", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    const calls = statusCalls();
+    const [a, b] = await Promise.all([tick(), tick()]);
+    expect([a.get(runId), b.get(runId)].filter((r) => r === "sent")).toHaveLength(1);
+    expect(statusCalls()).toBe(calls + 1);
+    await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
+    w.t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+  });
+
   it("a failed run shows failure", async () => {
     const hook = await forgeHook(w, forge, { report_status: true });
     const runId = await opened(hook);
@@ -170,5 +187,120 @@ describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => 
       expect(statusCalls()).toBe(calls);
       await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
     }
+  });
+});
+
+describe.each(storeKinds())("check runs for a GitHub App connection on %s", (kind) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let gh: FakeGitHub;
+  let hooks: FakeHooks;
+  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_BASE_URL: "https://gw.example" });
+    seed = await seedTenancy(t);
+    gh = await FakeGitHub.start();
+    hooks = FakeHooks.mount(gh.server, "github");
+    FakeGitHubApp.mount(gh.server, { id: 7, slug: "acme-review", installationId: 42, publicKey: keys.publicKey, now: () => t.clock.now() });
+  });
+  afterAll(async () => {
+    await gh.server.close();
+    await t.close();
+  });
+
+  it("a provisioned repository's run is a check run: queued, in progress, then completed with its conclusion", async () => {
+    const connection = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+      provider: "github",
+      base_url: gh.server.url,
+      app_id: 7,
+      private_key: keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+      installation_id: 42,
+    });
+    expect(connection.status).toBe(201);
+    const provisioned = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+      connection_id: connection.body.id,
+      repo: WORLD.repo,
+      bot_ids: ["review-pr"],
+    });
+    expect(provisioned.body.forge_written).toBe(true);
+
+    const pr = githubExample(loadGithubExamples(), "pull_request", "opened") as any;
+    for (const r of [pr.repository, pr.pull_request.base.repo, pr.pull_request.head.repo]) r.full_name = WORLD.repo;
+    pr.pull_request.head.repo.id = pr.pull_request.base.repo.id;
+    pr.pull_request.head.sha = WORLD.headSha;
+    pr.pull_request.user.login = WORLD.maria.login;
+    pr.pull_request.draft = false;
+    const body = JSON.stringify(pr);
+    const hook = hooks.of()[0]!;
+    const delivered = await t.app.inject({
+      method: "POST",
+      url: new URL(hook.url).pathname,
+      payload: body,
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "pull_request",
+        "x-github-delivery": "d-check-run",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", hook.secret).update(body).digest("hex")}`,
+      },
+    });
+    const answer = JSON.parse(delivered.body);
+
+    expect(answer).toMatchObject({ status: "launched" });
+    const runId = answer.run_id as string;
+    const tick = () => t.services.statusReports.tick(t.clock.now());
+
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(gh.statuses).toEqual([]);
+    const [created] = [...gh.checkRuns.values()];
+    expect(created).toMatchObject({
+      repo: WORLD.repo,
+      headSha: WORLD.headSha,
+      name: `bot-gateway/${answer.bot}`,
+      status: "queued",
+      conclusion: null,
+      detailsUrl: `https://gw.example/console/runs/${runId}`,
+      title: "Queued",
+    });
+
+    let claimed: Awaited<ReturnType<typeof t.services.runQueue.claim>>;
+    do claimed = await t.services.runQueue.claim("test-worker", 600_000);
+    while (claimed && claimed.run.id !== runId);
+    t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(gh.checkRuns.get(created!.id)).toMatchObject({ status: "in_progress", title: "Running" });
+
+    await t.services.runQueue.finish(claimed!, { status: "succeeded", summary: "No findings" });
+    t.clock.advance(1_000);
+    expect((await tick()).get(runId)).toBe("sent");
+    expect(gh.checkRuns.size).toBe(1);
+    expect(gh.checkRuns.get(created!.id)).toMatchObject({ status: "completed", conclusion: "success", title: "No findings", summary: "No findings" });
+    expect(gh.server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/check-runs/${created!.id}`))).toHaveLength(2);
+
+    // Turned off on the repository's provisioning: the next run is not shown.
+    const off = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+      connection_id: connection.body.id,
+      repo: WORLD.repo,
+      report_status: false,
+    });
+    expect(off.body.webhook.report_status).toBe(false);
+    pr.pull_request.head.sha = "a".repeat(40);
+    const next = JSON.stringify(pr);
+    const again = await t.app.inject({
+      method: "POST",
+      url: new URL(hook.url).pathname,
+      payload: next,
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "pull_request",
+        "x-github-delivery": "d-check-run-2",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", hook.secret).update(next).digest("hex")}`,
+      },
+    });
+    const second = JSON.parse(again.body);
+    expect(second).toMatchObject({ status: "launched" });
+    t.clock.advance(1_000);
+    expect((await tick()).has(second.run_id)).toBe(false);
+    expect(gh.checkRuns.size).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import {
   markStatusFailed,
   markStatusReported,
   putStatusReport,
+  takeStatusReport,
   type DeliveredRunChange,
 } from "../store/status-reports.js";
 import type { Store } from "../store/store.js";
@@ -29,6 +30,8 @@ const FIRST_LOOK_BACK_MS = 24 * 3_600_000;
 export const MAX_TRIES = 8;
 const FIRST_BACKOFF_MS = 30_000;
 const MAX_BACKOFF_MS = 30 * 60_000;
+/** A row being sent is not sent by another replica for this long (a sender that died is taken over after it). */
+const TAKEN_FOR_MS = 2 * 60_000;
 /** GitHub's limit for a commit status's description; the others take more. */
 const DESCRIPTION_MAX = 140;
 
@@ -63,6 +66,13 @@ export function commitStateOf(run: Pick<DeliveredRunChange, "status" | "summary"
         ? { state: "error", description: said(`Could not run (${run.failure_code})`) }
         : { state: "failure", description: said(`Failed (${run.failure_code ?? "unknown"})`) };
   }
+}
+
+const FINAL = new Set<string>(["success", "failure", "error", "cancelled"]);
+
+/** The forge last showed a final state, and the run has gone back to pending or running. */
+function reopened(reportedKey: string | null): boolean {
+  return reportedKey !== null && FINAL.has(reportedKey.split("|")[0]!);
 }
 
 function oneLine(text: string): string {
@@ -148,6 +158,8 @@ export class StatusReporter {
     const results = new Map<string, ReportResult>();
     const due = await dueStatusReports(store.db, now, BATCH);
     for (const row of due) {
+      // Every replica sweeps: the row is taken first, so a check run is not created twice.
+      if (!(await takeStatusReport(store.db, row.run_id, Number(row.due_at), now + TAKEN_FOR_MS))) continue;
       const key = { state: row.state, description: row.description };
       const webhook = await findWebhook(store.db, row.webhook_id);
       const repo = row.project_path ?? row.run_project_path;
@@ -159,6 +171,7 @@ export class StatusReporter {
       const provider = webhook.provider as Exclude<WebhookConfig["provider"], "generic">;
       let error: string | undefined;
       let retryable = true;
+      let checkRunId: string | null = null;
       const opened = await forges.open(config, provider);
       if (!opened.ok) error = opened.reason;
       else {
@@ -167,15 +180,18 @@ export class StatusReporter {
           context: `${this.deps.contextPrefix}/${row.bot_id}`,
           description: row.description,
           targetUrl: `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`,
+          // A check run that was completed stays so: a resumed run gets a new one.
+          ...(opened.viaApp && provider === "forge_b" && { checkRun: { id: reopened(row.reported_key) ? null : row.check_run_id } }),
         });
-        if (!sent.ok) {
+        if (sent.ok) checkRunId = sent.value.checkRunId;
+        else {
           error = `${sent.error.code}: ${sent.error.reason}`;
           // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
           retryable = sent.error.code !== "forge_rejected";
         }
       }
       if (error === undefined) {
-        await markStatusReported(store.db, row.run_id, key);
+        await markStatusReported(store.db, row.run_id, key, checkRunId);
         results.set(row.run_id, "sent");
       } else {
         const tries = row.tries + 1;

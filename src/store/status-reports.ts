@@ -113,6 +113,8 @@ export function dueStatusReports(db: Db, now: number, limit: number) {
       "s.description",
       "s.reported_key",
       "s.tries",
+      "s.due_at",
+      "s.check_run_id",
       "r.bot_id",
       "r.project_path as run_project_path",
       "d.project_path",
@@ -124,11 +126,20 @@ export function dueStatusReports(db: Db, now: number, limit: number) {
     .execute();
 }
 
+/**
+ * Takes a due row for one sender until `until` (another replica's pass skips it meanwhile):
+ * false when another took it first or the row moved.
+ */
+export async function takeStatusReport(db: Db, runId: string, dueAt: number, until: number): Promise<boolean> {
+  const r = await db.updateTable("run_status_reports").set({ due_at: until }).where("run_id", "=", runId).where("due_at", "=", dueAt).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** The forge shows `key` now; cleared unless the row was given a newer state meanwhile. */
-export async function markStatusReported(db: Db, runId: string, key: { state: string; description: string }): Promise<void> {
+export async function markStatusReported(db: Db, runId: string, key: { state: string; description: string }, checkRunId: string | null): Promise<void> {
   await db
     .updateTable("run_status_reports")
-    .set({ reported_key: `${key.state}|${key.description}`, due_at: null, tries: 0, last_error: null })
+    .set({ reported_key: `${key.state}|${key.description}`, check_run_id: checkRunId, due_at: null, tries: 0, last_error: null })
     .where("run_id", "=", runId)
     .where("state", "=", key.state)
     .where("description", "=", key.description)

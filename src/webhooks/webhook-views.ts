@@ -41,6 +41,7 @@ export function deliveryView(d: DeliveryRow) {
     run_id: d.run_id,
     reason: d.reason,
     denial_reason: d.denial_reason,
+    refusal_code: d.refusal_code,
     forge_delivery_id: d.forge_delivery_id,
     launched_at: iso(d.launched_at),
     failed_at: iso(d.failed_at),

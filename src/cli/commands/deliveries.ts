@@ -26,6 +26,7 @@ const SHOWN = [
   "run_id",
   "reason",
   "denial_reason",
+  "refusal_code",
   "forge_delivery_id",
   "idempotency_key",
   "payload_sha256",

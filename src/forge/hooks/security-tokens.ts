@@ -21,8 +21,10 @@ export interface SecurityToken {
  */
 export interface SecurityTokenIssuer {
   mint(repo: string, label: string): Promise<SecurityToken>;
-  renew(repo: string, held: SecurityToken): Promise<SecurityToken>;
-  revoke(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">): Promise<void>;
+  /** The held token's successor; the held one stays live until it expires, so a run that holds it is not cut off. */
+  renew(repo: string, held: SecurityToken, label: string): Promise<SecurityToken>;
+  /** Withdraws the held token, and any predecessor still live under `label`. */
+  revoke(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">, label: string): Promise<void>;
 }
 
 const MINUTE = 60_000;
@@ -54,9 +56,11 @@ const GroupToken = Type.Object({ id: AnswerId, token: Type.String(), expires_at:
 const ListedToken = Type.Object({ id: AnswerId, name: Type.String(), active: Type.Optional(Type.Boolean()) });
 
 /**
- * GitLab: a group access token on the repository's top-level group (its org), renewed through
- * the rotate endpoint (GitLab revokes the one before) a week before it expires.
- * https://docs.gitlab.com/api/group_access_tokens/
+ * GitLab: a group access token on the repository's top-level group (its org), succeeded a week
+ * before it expires by a new token under the same name. Not through GitLab's rotate endpoint,
+ * which revokes the one before at once and so cuts off a run that holds it: the predecessor lives
+ * out its last week, the overlap runs handed it need, and a withdrawal revokes every live token of
+ * the name. https://docs.gitlab.com/api/group_access_tokens/
  */
 export function gitlabSecurityTokens(http: HookHttp, now: () => number): SecurityTokenIssuer {
   const tokens = (repo: string) => `groups/${encodeURIComponent(repo.split("/")[0]!)}/access_tokens`;
@@ -68,15 +72,22 @@ export function gitlabSecurityTokens(http: HookHttp, now: () => number): Securit
     return { token: t.token, forgeTokenId: idText(t.id), expiresAt: ends, renewAt: ends - GITLAB_RENEW_BEFORE_MS };
   };
   const revoke = (repo: string, id: string) => deleteOrGone(() => http.call("DELETE", `${tokens(repo)}/${encodeURIComponent(id)}`));
+  /** Every live token named `label`: an interrupted mint's orphan, or a renewed token's predecessor. */
+  const revokeLabelled = async (repo: string, label: string, except?: string) => {
+    const listed = parseAnswer(Type.Array(ListedToken), await http.all(`${tokens(repo)}?state=active&per_page=100`), "group access tokens");
+    for (const t of listed.filter((t) => t.name === label && t.active !== false && idText(t.id) !== except)) await revoke(repo, idText(t.id));
+  };
+  const create = async (repo: string, label: string) =>
+    minted(await http.call("POST", tokens(repo), { name: label, scopes: ["read_api"], access_level: GITLAB_DEVELOPER, ...expiresAt() }));
   return {
     mint: async (repo, label) => {
-      const listed = parseAnswer(Type.Array(ListedToken), await http.all(`${tokens(repo)}?state=active&per_page=100`), "group access tokens");
-      for (const stale of listed.filter((t) => t.name === label && t.active !== false)) await revoke(repo, idText(stale.id));
-      return minted(await http.call("POST", tokens(repo), { name: label, scopes: ["read_api"], access_level: GITLAB_DEVELOPER, ...expiresAt() }));
+      await revokeLabelled(repo, label);
+      return create(repo, label);
     },
-    renew: async (repo, held) => minted(await http.call("POST", `${tokens(repo)}/${encodeURIComponent(held.forgeTokenId ?? "")}/rotate`, expiresAt())),
-    revoke: async (repo, held) => {
+    renew: (repo, _held, label) => create(repo, label),
+    revoke: async (repo, held, label) => {
       if (held.forgeTokenId !== null) await revoke(repo, held.forgeTokenId);
+      await revokeLabelled(repo, label, held.forgeTokenId ?? undefined);
     },
   };
 }

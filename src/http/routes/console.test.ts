@@ -493,3 +493,41 @@ describe.each(storeKinds())("the web console on %s", (kind) => {
     }
   });
 });
+
+describe.each(storeKinds())("the console's password change on %s, with passwords that expire", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+  const origin = "http://127.0.0.1:8080";
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_PASSWORD_MAX_AGE: "720h" });
+    s = await seedTenancy(t);
+  });
+  afterAll(() => t.close());
+
+  it("takes a user whose password expired to the change-password form at sign-in, and on once it is changed", async () => {
+    const form = (url: string, body: string, cookie?: string) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/x-www-form-urlencoded", origin, ...(cookie ? { cookie } : {}) },
+        payload: body,
+      });
+    const u = (await s.admin.post("/api/admin/users", { login: "console-expiry" })).body;
+    const reset = (await s.admin.post(`/api/admin/users/${u.id}/password-reset`)).body;
+    await t.app.inject({ method: "POST", url: "/api/auth/password-reset/confirm", payload: { token: reset.token, password: "fresh enough words" } });
+    const fresh = await form("/console/sign-in", "login=console-expiry&password=fresh+enough+words");
+    expect(fresh.headers.location).toBe("/console");
+    t.clock.advance(721 * 3600_000);
+    const expired = await form("/console/sign-in", "login=console-expiry&password=fresh+enough+words");
+    expect(expired.statusCode).toBe(303);
+    expect(expired.headers.location).toBe("/console/password");
+    const cookie = String(expired.headers["set-cookie"]).split(";")[0]!;
+    const runs = await t.app.inject({ method: "GET", url: `/console/teams/${s.team.id}/runs`, headers: { cookie } });
+    expect(runs.headers.location).toBe("/console/password");
+    const changed = await form("/console/password", "current_password=fresh+enough+words&password=newer+words+still&password_again=newer+words+still", cookie);
+    expect(changed.headers.location).toBe("/console/password?changed=1");
+    expect((await t.app.inject({ method: "GET", url: "/console", headers: { cookie } })).statusCode).toBe(200);
+    expect((await form("/console/sign-in", "login=console-expiry&password=newer+words+still")).headers.location).toBe("/console");
+  });
+});

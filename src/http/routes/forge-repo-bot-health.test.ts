@@ -214,6 +214,8 @@ describe.each(cases)("a provisioned repository's hook health on %s for %s", (kin
       .limit(1)
       .execute();
     expect(refused!.refusal_code).toBe(provider === "forge_a" ? "bad_token" : "bad_signature");
+    const listed = await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${repoBot.webhook_id}/deliveries`);
+    expect(listed.body.deliveries.slice(0, 2).map((d: { refusal_code: string }) => d.refusal_code)).toEqual([refused!.refusal_code, "bad_payload"]);
     expect(await health()).toMatchObject({ status: "degraded", problems: [{ code: "signature_refused" }], received: { refused_since_written: 1 } });
     t.clock.advance(1_000);
     expect((await repair()).status).toBe("healthy");

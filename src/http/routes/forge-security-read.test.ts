@@ -98,22 +98,26 @@ describe.each(storeKinds())("security_read_enabled on GitLab on %s", (kind) => {
     expect(tokens.active()).toHaveLength(1);
   });
 
-  it("renews the token through GitLab's rotate a week before it expires, under the same secret", async () => {
+  it("renews the token a week before it expires under the same secret, the old one left live for the runs that hold it", async () => {
     const before = tokens.active()[0]!;
     const rb = (await provision()).body;
     expect(await t.services.securityRead.renewDue()).toBe(0);
     t.clock.advance(23 * DAY + MINUTE);
     expect(await t.services.securityRead.renewDue()).toBe(1);
-    expect(before.revoked).toBe(true);
-    const after = tokens.active();
+    // Not GitLab's rotate, which revokes the old token at once: a run handed it keeps reading until it expires.
+    expect(before.revoked).toBe(false);
+    expect(tokenWrites().some((w) => w.path.endsWith("/rotate"))).toBe(false);
+    const after = tokens.active().filter((x) => x.id !== before.id);
     expect(after).toHaveLength(1);
+    expect(after[0]!.name).toBe(before.name);
     expect(after[0]!.expiresAt).toBe(new Date(t.clock.now() + 30 * DAY).toISOString().slice(0, 10));
     expect((await t.services.credentials.openSecret(rb.security_read.secret_id, seed.team.id))!.value).toBe(after[0]!.token);
     expect((await provision()).body.security_read.expires_at).toBe(`${after[0]!.expiresAt}T00:00:00.000Z`);
     expect(await t.services.securityRead.renewDue()).toBe(0);
   });
 
-  it("withdraws: revoked on GitLab, the secret and the webhook's override gone; a second withdraw writes nothing", async () => {
+  it("withdraws: revoked on GitLab (the renewed token's predecessor too), the secret and the webhook's override gone; a second withdraw writes nothing", async () => {
+    expect(tokens.active()).toHaveLength(2);
     const r = await provision({ security_read_enabled: false });
     expect(r.body).toMatchObject({ forge_written: true, security_read: { enabled: false } });
     expect(tokens.active()).toHaveLength(0);

@@ -34,6 +34,7 @@ const RepoBotBody = Type.Object(
     gate_context: Type.Optional(Type.String({ maxLength: 200 })),
     webhook_base_url: Type.Optional(Url),
     security_read_enabled: Type.Optional(Type.Boolean()),
+    report_status: Type.Optional(Type.Boolean({ description: "Show its runs on the forge (docs/forge-reporting.md); default on" })),
   },
   { additionalProperties: false },
 );

@@ -342,6 +342,7 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
       "project_path",
       "provider",
       "reason",
+      "refusal_code",
       "run_id",
       "source_ip",
       "status",

@@ -38,6 +38,18 @@ export interface FakeCommitStatus {
   targetUrl: string;
 }
 
+export interface FakeCheckRun {
+  id: number;
+  repo: string;
+  headSha: string;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  detailsUrl: string;
+  title: string;
+  summary: string;
+}
+
 // GitHub's legacy `permission` folds maintain into write and triage into read.
 const LEGACY: Record<string, string> = { admin: "admin", maintain: "write", write: "write", triage: "read", read: "read" };
 
@@ -51,6 +63,8 @@ export class FakeGitHub {
   readonly reviews = new Map<string, { id: number; author: Person; body: string; state: "COMMENTED" | "APPROVED" | "PENDING" }[]>();
   /** Every commit status set, oldest first, as GitHub keeps them (it shows the newest of each context). */
   readonly statuses: FakeCommitStatus[] = [];
+  /** Check runs by id, as last created or updated. */
+  readonly checkRuns = new Map<number, FakeCheckRun>();
   private readonly ids = new IdSequence(9_000);
 
   private constructor(readonly server: FakeServer) {
@@ -149,9 +163,45 @@ export class FakeGitHub {
     };
   }
 
+  checkRunBody(r: FakeCheckRun): DeepPartial<Schemas["check-run"]> {
+    return {
+      id: r.id,
+      node_id: `CR_${r.id}`,
+      head_sha: r.headSha,
+      external_id: "",
+      url: `https://api.github.test/repos/${r.repo}/check-runs/${r.id}`,
+      html_url: `https://github.test/${r.repo}/runs/${r.id}`,
+      details_url: r.detailsUrl,
+      status: r.status as "queued",
+      conclusion: r.conclusion as "success" | null,
+      started_at: WORLD.updatedAt,
+      completed_at: r.status === "completed" ? WORLD.updatedAt : null,
+      output: { title: r.title, summary: r.summary, text: null, annotations_count: 0, annotations_url: "" },
+      name: r.name,
+      check_suite: { id: 5 },
+      pull_requests: [],
+    };
+  }
+
   nextId(): number {
     return this.ids.take();
   }
+}
+
+/** A create or update's fields onto the check run; `completed` wants a conclusion, as GitHub asks. */
+function applyCheckRun(run: FakeCheckRun, b: Record<string, any>): FakeCheckRun {
+  if (typeof b.status === "string") run.status = b.status;
+  if (typeof b.conclusion === "string") {
+    run.conclusion = b.conclusion;
+    run.status = "completed";
+  }
+  if (run.status !== "completed") run.conclusion = null;
+  if (typeof b.details_url === "string") run.detailsUrl = b.details_url;
+  if (b.output) {
+    run.title = String(b.output.title ?? "");
+    run.summary = String(b.output.summary ?? "");
+  }
+  return run;
 }
 
 const SEG = "[^/]+";
@@ -312,6 +362,38 @@ function routes(fake: () => FakeGitHub): Route[] {
           creator: fake().user(fake().tokenOwner),
         };
         return json(201, body);
+      },
+    },
+    {
+      // Check runs are an App's: a personal token is refused, as GitHub does.
+      method: "POST",
+      path: new RegExp(`${repoPath}/check-runs$`),
+      answer: ({ owner, repo }, req) => {
+        if (!/^Bearer ghs_/.test(String(req.headers.authorization ?? ""))) return json(403, { message: "You must authenticate via a GitHub App." });
+        const b = req.body as Record<string, any>;
+        if (typeof b.name !== "string" || typeof b.head_sha !== "string") return json(422, { message: "Invalid request." });
+        const run: FakeCheckRun = {
+          id: fake().nextId(),
+          repo: `${owner}/${repo}`,
+          headSha: b.head_sha,
+          name: b.name,
+          status: "queued",
+          conclusion: null,
+          detailsUrl: "",
+          title: "",
+          summary: "",
+        };
+        fake().checkRuns.set(run.id, run);
+        return json(201, fake().checkRunBody(applyCheckRun(run, b)));
+      },
+    },
+    {
+      method: "PATCH",
+      path: new RegExp(`${repoPath}/check-runs/(?<id>\\d+)$`),
+      answer: ({ owner, repo, id }, req) => {
+        const run = fake().checkRuns.get(Number(id));
+        if (!run || run.repo !== `${owner}/${repo}`) return notFound;
+        return json(200, fake().checkRunBody(applyCheckRun(run, req.body as Record<string, any>)));
       },
     },
     {

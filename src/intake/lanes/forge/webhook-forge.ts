@@ -4,11 +4,12 @@ import type { ForgeClients } from "../../../forge/forge-clients.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import type { ForgeProvider } from "../../pipeline/delivery-event.js";
 
-export type WebhookForge = { ok: true; client: ForgeClient } | { ok: false; reason: string };
+/** `viaApp`: the client holds a GitHub App's installation token (its runs are shown as check runs). */
+export type WebhookForge = { ok: true; client: ForgeClient; viaApp: boolean } | { ok: false; reason: string };
 
 /** A provisioned webhook's connection, where its lanes call the forge without a forge_token. */
 export interface ConnectionTargets {
-  laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string } | undefined>;
+  laneTarget(teamId: string, repoBotId: string): Promise<{ forgeBaseUrl: string | null; token: string; viaApp?: boolean } | undefined>;
 }
 
 /**
@@ -24,7 +25,7 @@ export class WebhookForges {
     const key = await this.deps.credentials.openKey(config.forge_token, config.tenant_id);
     if (key === undefined || key.provider !== "forge") return { ok: false, reason: "the webhook's forge_token names no forge key this team may use" };
     const opened = this.deps.clients.open(provider, { forgeBaseUrl: config.forge_base_url, token: key.secret });
-    return opened.ok ? opened : { ok: false, reason: opened.message };
+    return opened.ok ? { ...opened, viaApp: false } : { ok: false, reason: opened.message };
   }
 
   private async viaConnection(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
@@ -37,7 +38,7 @@ export class WebhookForges {
       return { ok: false, reason: `the webhook's forge connection could not be used: ${(err as Error).message}` };
     }
     if (!target) return { ok: false, reason: "the webhook has no forge_token binding and its forge connection is gone" };
-    const opened = clients.open(provider, target);
-    return opened.ok ? opened : { ok: false, reason: opened.message };
+    const opened = clients.open(provider, { forgeBaseUrl: target.forgeBaseUrl, token: target.token });
+    return opened.ok ? { ...opened, viaApp: target.viaApp === true } : { ok: false, reason: opened.message };
   }
 }
