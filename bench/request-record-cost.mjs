@@ -14,7 +14,13 @@ const statuses = [200, 200, 200, 202, 401];
 function once(i) {
   const started = performance.now();
   const id = requestIdOf(i % 2 === 0 ? undefined : "forge-delivery-1234");
-  recordRequest(log, metrics, { requestId: id, method: "POST", route: "/api/webhooks/:provider/:id", status: statuses[i % 5], durationMs: performance.now() - started });
+  recordRequest(log, metrics, {
+    requestId: id,
+    method: "POST",
+    route: "/api/webhooks/:provider/:id",
+    status: statuses[i % 5],
+    durationMs: performance.now() - started,
+  });
 }
 
 for (let i = 0; i < 20_000; i++) once(i); // warm-up
