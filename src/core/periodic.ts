@@ -36,3 +36,13 @@ export class Periodic {
     await this.running?.catch(() => undefined);
   }
 }
+
+/** A sweep in batches: `batch(limit)` again until it handles fewer than `limit` rows; the total handled. */
+export async function inBatches(limit: number, batch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await batch(limit);
+    total += n;
+    if (n < limit) return total;
+  }
+}

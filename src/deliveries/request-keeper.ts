@@ -4,7 +4,7 @@ import { gunzip, gzip } from "node:zlib";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
-import { Periodic } from "../core/periodic.js";
+import { inBatches, Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
 import { providers } from "../intake/providers/registry.js";
 import { deleteKeptRequestsBefore, findKeptRequestOf, insertKeptRequest, linkKeptRequest } from "../store/kept-requests.js";
@@ -115,13 +115,8 @@ export class RequestKeeper {
   }
 
   /** One retention pass: forgets the requests kept longer than the retention period. */
-  async tick(now: number): Promise<number> {
-    let gone = 0;
-    for (;;) {
-      const n = await this.deps.store.tx((tx) => deleteKeptRequestsBefore(tx, now - this.deps.settings.retentionMs, SWEEP_BATCH));
-      gone += n;
-      if (n < SWEEP_BATCH) return gone;
-    }
+  tick(now: number): Promise<number> {
+    return inBatches(SWEEP_BATCH, (limit) => this.deps.store.tx((tx) => deleteKeptRequestsBefore(tx, now - this.deps.settings.retentionMs, limit)));
   }
 
   start(): this {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { notFound } from "../core/errors.js";
-import { Periodic } from "../core/periodic.js";
+import { inBatches, Periodic } from "../core/periodic.js";
 import { appendRunLog, attemptStatus, deleteRunLogsBefore, findRunLog, readRunLogChunks, type LogBounds } from "../store/run-logs.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
@@ -97,13 +97,8 @@ export class RunLogs implements AttemptOutputStore {
   }
 
   /** One retention pass: forgets the output of attempts silent for longer than the retention period. */
-  async tick(now: number): Promise<number> {
-    let gone = 0;
-    for (;;) {
-      const n = await this.deps.store.tx((tx) => deleteRunLogsBefore(tx, now - this.deps.settings.retentionMs, SWEEP_BATCH));
-      gone += n;
-      if (n < SWEEP_BATCH) return gone;
-    }
+  tick(now: number): Promise<number> {
+    return inBatches(SWEEP_BATCH, (limit) => this.deps.store.tx((tx) => deleteRunLogsBefore(tx, now - this.deps.settings.retentionMs, limit)));
   }
 
   start(): this {

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
-import { Periodic } from "../core/periodic.js";
+import { inBatches, Periodic } from "../core/periodic.js";
 import type { Store } from "../store/store.js";
 import { clearExpiredPreviousSecrets } from "../store/webhooks.js";
 
@@ -26,13 +26,8 @@ export class PreviousSecretSweep {
   }
 
   /** One pass: clears every previous secret whose window ended by `now`; the number cleared. */
-  async tick(now: number): Promise<number> {
-    let cleared = 0;
-    for (;;) {
-      const n = await clearExpiredPreviousSecrets(this.deps.store.db, now, SWEEP_BATCH);
-      cleared += n;
-      if (n < SWEEP_BATCH) return cleared;
-    }
+  tick(now: number): Promise<number> {
+    return inBatches(SWEEP_BATCH, (limit) => clearExpiredPreviousSecrets(this.deps.store.db, now, limit));
   }
 
   start(): this {
