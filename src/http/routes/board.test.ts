@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Launcher } from "../../admission/launcher.js";
 import { createLogger } from "../../config/logger.js";
 import { BoardDispatcher, MAX_CARD_ATTEMPTS } from "../../surfaces/board-dispatcher.js";
 import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
@@ -100,5 +101,21 @@ describe.each(storeKinds())("the board on %s", (kind) => {
     const [a, b] = await Promise.all([dispatch(), other.dispatch()]);
     expect([a.get(made.id), b.get(made.id)].filter(Boolean)).toEqual(["launched"]);
     expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toHaveLength(1);
+  });
+
+  it("starts no run for a card a member moves back after its lease, before its launch commits", async () => {
+    const team = await freshTeamOf();
+    const made = (await add(team.id)).body;
+    // The launcher this replica uses, with the member's move landing between the lease and the launch.
+    const real = t.services.launcher;
+    const launcher = Object.create(real) as Launcher;
+    launcher.launch = async (request, options) => {
+      expect((await s.member.api.post(`${cards(team.id)}/${made.id}/move`, { column: "backlog" })).status).toBe(200);
+      return real.launch(request, options);
+    };
+    const replica = new BoardDispatcher({ store: t.store, clock: t.clock, launcher, log: createLogger("silent") });
+    expect((await replica.dispatch()).get(made.id)).toBe("taken");
+    expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toEqual([]);
+    expect(await card(team.id, made.id)).toMatchObject({ column: "backlog", provenance: "moved", run_id: null, attempts: 0, last_error: null });
   });
 });
