@@ -21,10 +21,12 @@ export interface SecurityToken {
  */
 export interface SecurityTokenIssuer {
   mint(repo: string, label: string): Promise<SecurityToken>;
-  /** The held token's successor; the held one stays live until it expires, so a run that holds it is not cut off. */
+  /** The held token's successor; the held one stays live (for {@link revokeOne} once no run holds it), so a run that holds it is not cut off. */
   renew(repo: string, held: SecurityToken, label: string): Promise<SecurityToken>;
   /** Withdraws the held token, and any predecessor still live under `label`. */
   revoke(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">, label: string): Promise<void>;
+  /** Revokes this one token (a replaced one, or one minted for a single attempt); one already gone is nothing to do. */
+  revokeOne(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">): Promise<void>;
 }
 
 const MINUTE = 60_000;
@@ -38,14 +40,15 @@ const GITHUB_RENEW_BEFORE_MS = 30 * MINUTE;
 /**
  * GitHub: an installation token of the App limited to the security-read permissions, over every
  * repository of the installation (the org). It cannot be renewed, only replaced: the one before
- * lives out its hour, so a run that holds it is not cut off.
+ * stays live until the runs that hold it have ended, so none is cut off.
  */
 export function githubSecurityTokens(app: Pick<ReturnType<typeof githubApp>, "installationToken" | "revokeInstallationToken">): SecurityTokenIssuer {
   const mint = async (): Promise<SecurityToken> => {
     const minted = await app.installationToken(GITHUB_SECURITY_READ);
     return { token: minted.token, forgeTokenId: null, expiresAt: minted.expiresAt, renewAt: minted.expiresAt - GITHUB_RENEW_BEFORE_MS };
   };
-  return { mint, renew: mint, revoke: (_repo, held) => app.revokeInstallationToken(held.token) };
+  const revoke = (_repo: string, held: Pick<SecurityToken, "token">) => app.revokeInstallationToken(held.token);
+  return { mint, renew: mint, revoke, revokeOne: revoke };
 }
 
 /** GitLab's group access tokens: read_api as a Developer (the least role that reads vulnerabilities), for this long. */
@@ -58,9 +61,9 @@ const ListedToken = Type.Object({ id: AnswerId, name: Type.String(), active: Typ
 /**
  * GitLab: a group access token on the repository's top-level group (its org), succeeded a week
  * before it expires by a new token under the same name. Not through GitLab's rotate endpoint,
- * which revokes the one before at once and so cuts off a run that holds it: the predecessor lives
- * out its last week, the overlap runs handed it need, and a withdrawal revokes every live token of
- * the name. https://docs.gitlab.com/api/group_access_tokens/
+ * which revokes the one before at once and so cuts off a run that holds it: the predecessor stays
+ * live until the runs handed it have ended (at most its last week), and a withdrawal revokes every
+ * live token of the name. https://docs.gitlab.com/api/group_access_tokens/
  */
 export function gitlabSecurityTokens(http: HookHttp, now: () => number): SecurityTokenIssuer {
   const tokens = (repo: string) => `groups/${encodeURIComponent(repo.split("/")[0]!)}/access_tokens`;
@@ -88,6 +91,9 @@ export function gitlabSecurityTokens(http: HookHttp, now: () => number): Securit
     revoke: async (repo, held, label) => {
       if (held.forgeTokenId !== null) await revoke(repo, held.forgeTokenId);
       await revokeLabelled(repo, label, held.forgeTokenId ?? undefined);
+    },
+    revokeOne: async (repo, held) => {
+      if (held.forgeTokenId !== null) await revoke(repo, held.forgeTokenId);
     },
   };
 }
