@@ -20,7 +20,7 @@ import {
 } from "../test-support/forge-deliveries.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
 import type { RunOutcome } from "../runs/runs.js";
-import { findStatusReport } from "../store/status-reports.js";
+import { findStatusReport, putStatusReport } from "../store/status-reports.js";
 import { MAX_TRIES } from "./status-reporter.js";
 
 const cases = storeKinds().flatMap((kind) => FORGES.map((forge) => [kind, forge] as const));
@@ -115,6 +115,22 @@ describe.each(cases)("run states on the forge, %s, %s", (kind, forge: Forge) => 
     await w.seed.member.api.post(`/api/runs/${runId}/cancel`);
     w.t.clock.advance(1_000);
     expect((await tick()).get(runId)).toBe("sent");
+  });
+
+  it("a pass that read the run before another replica sent its state neither sends it again nor goes back", async () => {
+    const hook = await forgeHook(w, forge, { report_status: true });
+    const runId = await opened(hook);
+    expect((await tick()).get(runId)).toBe("sent");
+    const row = (await findStatusReport(w.t.store.db, runId))!;
+    const stale = { runId, webhookId: row.webhook_id, runUpdatedAt: Number(row.updated_at), now: w.t.clock.now() };
+    await putStatusReport(w.t.store.db, { ...stale, state: row.state, description: row.description });
+    expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ due_at: null, reported_key: `${row.state}|${row.description}` });
+    await putStatusReport(w.t.store.db, { ...stale, runUpdatedAt: stale.runUpdatedAt - 1, state: "failure", description: "Older" });
+    expect(await findStatusReport(w.t.store.db, runId)).toMatchObject({ state: row.state, due_at: null });
+    const calls = statusCalls();
+    w.t.clock.advance(1_000);
+    expect((await tick()).has(runId)).toBe(false);
+    expect(statusCalls()).toBe(calls);
   });
 
   it("a failed run shows failure", async () => {

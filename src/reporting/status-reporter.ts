@@ -129,7 +129,6 @@ export class StatusReporter {
     const configs = new Map<string, WebhookConfig | null>();
     for (const change of changes) {
       const want = commitStateOf(change);
-      const key = `${want.state}|${want.description}`;
       const same = want.state === change.report_state && want.description === change.report_description;
       if (same && change.report_seen_at === change.updated_at) continue;
       if (change.report_state === null) {
@@ -145,7 +144,6 @@ export class StatusReporter {
         webhookId: change.webhook_id,
         ...want,
         runUpdatedAt: change.updated_at,
-        dueAt: key === change.reported_key ? null : same ? "keep" : now,
         now,
       });
     }

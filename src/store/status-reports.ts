@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "./db.js";
 import type { RunStatusReportsTable } from "./schema/runs.js";
 
@@ -65,14 +65,16 @@ export async function deliveredRunChanges(db: Db, since: number, limit: number):
 
 /**
  * Writes the state the forge should show for a run as of its version `runUpdatedAt` (the
- * row's updated_at). `dueAt`: when to send it (null: the forge shows it already); "keep" for
- * a state the row holds already, whose tries and next send stand.
+ * row's updated_at), to be sent at `now`. The row decides, not the caller's earlier read (a
+ * second replica may have written or sent it since): the state it holds already keeps its
+ * tries and next send, a state the forge shows already is not sent again, and an older version
+ * never overwrites a newer one.
  */
 export async function putStatusReport(
   db: Db,
-  row: { runId: string; webhookId: string; state: string; description: string; runUpdatedAt: number; dueAt: number | null | "keep"; now: number },
+  row: { runId: string; webhookId: string; state: string; description: string; runUpdatedAt: number; now: number },
 ): Promise<void> {
-  const dueAt = row.dueAt === "keep" ? null : row.dueAt;
+  const same = sql<boolean>`run_status_reports.state = excluded.state and run_status_reports.description = excluded.description`;
   await db
     .insertInto("run_status_reports")
     .values({
@@ -83,7 +85,7 @@ export async function putStatusReport(
       reported_key: null,
       check_run_id: null,
       tries: 0,
-      due_at: dueAt,
+      due_at: row.now,
       last_error: null,
       created_at: row.now,
       updated_at: row.runUpdatedAt,
@@ -91,11 +93,17 @@ export async function putStatusReport(
     .onConflict((oc) =>
       oc
         .column("run_id")
-        .doUpdateSet(
-          row.dueAt !== "keep"
-            ? { state: row.state, description: row.description, updated_at: row.runUpdatedAt, due_at: dueAt, tries: 0, last_error: null }
-            : { updated_at: row.runUpdatedAt },
-        ),
+        .doUpdateSet({
+          state: sql`excluded.state`,
+          description: sql`excluded.description`,
+          updated_at: sql`excluded.updated_at`,
+          due_at: sql`case when ${same} then run_status_reports.due_at
+            when run_status_reports.reported_key = excluded.state || '|' || excluded.description then null
+            else excluded.due_at end`,
+          tries: sql`case when ${same} then run_status_reports.tries else 0 end`,
+          last_error: sql`case when ${same} then run_status_reports.last_error else null end`,
+        })
+        .where(sql<boolean>`run_status_reports.updated_at <= excluded.updated_at`),
     )
     .execute();
 }
