@@ -98,8 +98,12 @@ function openSqlite(options: StoreOptions): Store {
   // connection (a shared commit included) holds Kysely's one connection and the write turn, so
   // holding it pauses every write of the process.
   const checkpointer = onFile
-    ? startCheckpointer(options.sqliteCheckpointerEntry ?? CHECKPOINTER_ENTRY, file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint, (err) =>
-        options.log?.error({ err }, "the store's checkpoint thread stopped; the WAL grows until the service restarts"),
+    ? startCheckpointer(
+        options.sqliteCheckpointerEntry ?? CHECKPOINTER_ENTRY,
+        file,
+        (whileHeld) => db.connection().execute(whileHeld),
+        options.sqliteCheckpoint,
+        (err) => options.log?.error({ err }, "the store's checkpoint thread stopped; the WAL grows until the service restarts"),
       )
     : undefined;
   const group = new GroupCommit(db, prepare);

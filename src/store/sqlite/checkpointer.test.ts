@@ -49,7 +49,12 @@ describe("WAL checkpoints off the request path", () => {
   it("restarts the WAL under writes that never stop, so it stays the size of a few checkpoint periods", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-"));
     const file = path.join(dir, "s.db");
-    const store = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY, sqliteCheckpoint: { everyMs: 100, flushEveryMs: 50 } });
+    const store = await openStore({
+      databaseUrl: "",
+      sqlitePath: file,
+      sqliteCheckpointerEntry: CHECKPOINTER_ENTRY,
+      sqliteCheckpoint: { everyMs: 100, flushEveryMs: 50 },
+    });
     // Rows appended in rowid order, no index: the pages a row dirties are mostly its own.
     await sql`create table filler (body blob not null)`.execute(store.db);
     const body = Buffer.alloc(1000, 7);
