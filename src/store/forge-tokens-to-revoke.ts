@@ -6,7 +6,11 @@ export type TokenToRevokeRow = Selectable<ForgeTokensToRevokeTable>;
 
 /** Notes a token to revoke once no running attempt holds it; noting it again changes nothing. */
 export async function insertTokenToRevoke(db: Db, row: Insertable<ForgeTokensToRevokeTable>): Promise<void> {
-  await db.insertInto("forge_tokens_to_revoke").values(row).onConflict((oc) => oc.column("fingerprint").doNothing()).execute();
+  await db
+    .insertInto("forge_tokens_to_revoke")
+    .values(row)
+    .onConflict((oc) => oc.column("fingerprint").doNothing())
+    .execute();
 }
 
 /**

@@ -286,7 +286,11 @@ describe.each(storeKinds())("a renewed GitLab security-read token is revoked onc
   const revocations = () => gl.server.requests.filter((r) => r.method === "DELETE" && r.path.includes("/access_tokens/"));
 
   it("keeps the predecessor while an attempt holds it; revokes it (GitLab's DELETE) when the attempt finishes, and the next one when its attempt is reclaimed", async () => {
-    const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, { provider: "gitlab", base_url: gl.server.url, token: "glpat-owner" });
+    const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+      provider: "gitlab",
+      base_url: gl.server.url,
+      token: "glpat-owner",
+    });
     const rb = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
       connection_id: c.body.id,
       repo: GL_REPO,
