@@ -1,7 +1,7 @@
 import { Type } from "typebox";
-import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
-import type { ForgeHooks, HookSpec, HookState } from "./forge-hooks.js";
-import { deleteOrGone, type HookHttp, readOrGone } from "./hook-http.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
+import type { ForgeHooks, HookSpec, HookState } from "../shared/forge-hooks.js";
+import { deleteOrGone, type HookHttp, readOrGone } from "../shared/hook-http.js";
 
 /** The events forge_a's lanes handle (merge requests, notes, issue labels, CI gates), as GitLab's hook fields name them. */
 export const GITLAB_HOOK_EVENTS = ["merge_requests_events", "note_events", "issues_events", "pipeline_events"];

@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NetworkPolicy, parseCidrList } from "../core/network-policy.js";
-import { FakeForgejo } from "../test-support/fake-forges/fake-forgejo.js";
-import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
-import { FakeGitLab } from "../test-support/fake-forges/fake-gitlab.js";
-import type { FakeServer } from "../test-support/fake-forges/fake-server.js";
-import { WORLD } from "../test-support/fake-forges/world.js";
+import { NetworkPolicy, parseCidrList } from "../../core/network-policy.js";
+import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
+import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
+import { FakeGitLab } from "../../test-support/fake-forges/fake-gitlab.js";
+import type { FakeServer } from "../../test-support/fake-forges/fake-server.js";
+import { WORLD } from "../../test-support/fake-forges/world.js";
 import { ForgeFailure } from "./forge-errors.js";
 import type { ForgeProviderName } from "./forge-client.js";
-import { ForgeClients } from "./forge-clients.js";
+import { ForgeClients } from "../forge-clients.js";
 import { ADDRESS_REFUSED, ForgeNetwork } from "./forge-network.js";
-import { openForgeHooks } from "./hooks/open-hooks.js";
+import { openForgeHooks } from "../open-hooks.js";
 
 const FORGES = [
   { provider: "forge_a", start: async () => (await FakeGitLab.start()).server },

@@ -1,4 +1,4 @@
-import { REPLIER_ROLES } from "../webhooks/webhook-config.js";
+import { REPLIER_ROLES } from "../../webhooks/webhook-config.js";
 import type { ForgeRole } from "./forge-client.js";
 
 /**

@@ -1,5 +1,5 @@
-import { BoundedMap } from "../core/bounded-map.js";
-import type { Clock } from "../core/clock.js";
+import { BoundedMap } from "../../core/bounded-map.js";
+import type { Clock } from "../../core/clock.js";
 import type { ForgeRole } from "./forge-client.js";
 
 /** Long enough to spare the forge a burst of commands in one thread, short enough that a revoked role soon counts. */

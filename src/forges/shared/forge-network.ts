@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { NetworkPolicy, parseAddress } from "../core/network-policy.js";
+import { NetworkPolicy, parseAddress } from "../../core/network-policy.js";
 import { forgeFailure } from "./forge-errors.js";
 
 /** The one answer to a refused address, the same whether anything listens there or not. */

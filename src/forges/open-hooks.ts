@@ -1,15 +1,15 @@
-import type { ForgeProviderName } from "../forge-client.js";
-import { type ForgeTarget, parseForgeBaseUrl } from "../forge-clients.js";
-import { forgeFailure } from "../forge-errors.js";
-import { guardedFetch } from "../forge-fetch.js";
-import type { ForgeNetwork } from "../forge-network.js";
-import { LaneBudget } from "../lane-budget.js";
-import { forgeModules } from "../registry.js";
-import type { ForgeHooks } from "./forge-hooks.js";
-import { forgejoHooks } from "./forgejo-hooks.js";
-import { githubHooks } from "./github-hooks.js";
-import { gitlabHooks } from "./gitlab-hooks.js";
-import { type HookHttp, hookHttp } from "./hook-http.js";
+import type { ForgeProviderName } from "./shared/forge-client.js";
+import { type ForgeTarget, parseForgeBaseUrl } from "./forge-clients.js";
+import { forgeFailure } from "./shared/forge-errors.js";
+import { guardedFetch } from "./shared/forge-fetch.js";
+import type { ForgeNetwork } from "./shared/forge-network.js";
+import { LaneBudget } from "./shared/lane-budget.js";
+import { forgeModules } from "./registry.js";
+import type { ForgeHooks } from "./shared/forge-hooks.js";
+import { forgejoHooks } from "./forgejo/forgejo-hooks.js";
+import { githubHooks } from "./github/github-hooks.js";
+import { gitlabHooks } from "./gitlab/gitlab-hooks.js";
+import { type HookHttp, hookHttp } from "./shared/hook-http.js";
 
 /** Every forge's hook calls; leaving one out is a compile error. */
 const hookModules = {

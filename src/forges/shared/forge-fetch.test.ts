@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeServer } from "../test-support/fake-forges/fake-server.js";
+import { FakeServer } from "../../test-support/fake-forges/fake-server.js";
 import { ForgeFailure } from "./forge-errors.js";
 import { guardedFetch, isUnderApiRoot } from "./forge-fetch.js";
 import { LaneBudget } from "./lane-budget.js";
-import { loopbackNetwork } from "../test-support/loopback-network.js";
+import { loopbackNetwork } from "../../test-support/loopback-network.js";
 
 describe("isUnderApiRoot", () => {
   const root = new URL("https://forge.example/gitlab/api/v4/");

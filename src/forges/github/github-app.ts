@@ -2,12 +2,12 @@ import { createAppAuth } from "@octokit/auth-app";
 import { request } from "@octokit/request";
 import { Type } from "typebox";
 import { parseForgeBaseUrl } from "../forge-clients.js";
-import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
-import { guardedFetch } from "../forge-fetch.js";
-import type { ForgeNetwork } from "../forge-network.js";
-import { LaneBudget } from "../lane-budget.js";
-import { forgeB } from "../forge-b.js";
-import { parseAnswer } from "../parse-answer.js";
+import { ForgeFailure, forgeFailure, httpFailure } from "../shared/forge-errors.js";
+import { guardedFetch } from "../shared/forge-fetch.js";
+import type { ForgeNetwork } from "../shared/forge-network.js";
+import { LaneBudget } from "../shared/lane-budget.js";
+import { forgeB } from "./github-api.js";
+import { parseAnswer } from "../shared/parse-answer.js";
 
 /** What a GitHub App connection is given: the app, its private key, and the installation on the account. */
 export interface AppCredential {

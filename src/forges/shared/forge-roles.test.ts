@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REPLIER_ROLES } from "../webhooks/webhook-config.js";
+import { REPLIER_ROLES } from "../../webhooks/webhook-config.js";
 import { ROLE_MAPPING, roleAtLeast, roleFromGitlabLevel, roleFromPermissionName } from "./forge-roles.js";
 
 describe("the role mapping table", () => {

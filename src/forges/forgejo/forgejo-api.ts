@@ -1,11 +1,11 @@
 import { giteaApi, type Api } from "gitea-js";
 import { Type } from "typebox";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
-import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "./forge-client.js";
-import type { HttpFailure } from "./forge-errors.js";
-import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
-import { roleFromPermissionName } from "./forge-roles.js";
-import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
+import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "../shared/forge-client.js";
+import type { HttpFailure } from "../shared/forge-errors.js";
+import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "../shared/forge-module.js";
+import { roleFromPermissionName } from "../shared/forge-roles.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
 
 /** forge_c is Forgejo (and Gitea, whose API Forgejo keeps), through gitea-js, generated from Gitea's swagger. */
 const API = "/api/v1";

@@ -1,6 +1,6 @@
 import { Type } from "typebox";
-import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
-import type { githubApp } from "./github-app.js";
+import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+import type { githubApp } from "../github/github-app.js";
 import { deleteOrGone, type HookHttp } from "./hook-http.js";
 
 /** A live forge token that reads the security findings of a repository's org, as minted. */

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeForgejo } from "../test-support/fake-forges/fake-forgejo.js";
-import { WORLD } from "../test-support/fake-forges/world.js";
-import type { ForgeClient } from "./forge-client.js";
-import { ForgeClients } from "./forge-clients.js";
-import { loopbackNetwork } from "../test-support/loopback-network.js";
+import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
+import { WORLD } from "../../test-support/fake-forges/world.js";
+import type { ForgeClient } from "../shared/forge-client.js";
+import { ForgeClients } from "../forge-clients.js";
+import { loopbackNetwork } from "../../test-support/loopback-network.js";
 
 const TOKEN = "0123456789abcdef0123456789abcdef01234567";
 

@@ -12,12 +12,22 @@ import {
 } from "@gitbeaker/rest";
 import { createRequesterFn, type RequestOptions } from "@gitbeaker/requester-utils";
 import { Type } from "typebox";
-import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
-import type { CommentRef, CommitState, CommitStatus, ForgeApi, ForgeRole, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
-import { ForgeFailure, forgeFailure, httpFailure } from "./forge-errors.js";
-import { apiRootUnder, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
-import { roleFromGitlabLevel } from "./forge-roles.js";
-import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
+import type {
+  CommentRef,
+  CommitState,
+  CommitStatus,
+  ForgeApi,
+  ForgeRole,
+  PullRequestFacts,
+  Reaction,
+  ThreadFacts,
+  TokenOwner,
+} from "../shared/forge-client.js";
+import { ForgeFailure, forgeFailure, httpFailure } from "../shared/forge-errors.js";
+import { apiRootUnder, webRootOf, type ForgeApiContext, type ForgeModule } from "../shared/forge-module.js";
+import { roleFromGitlabLevel } from "../shared/forge-roles.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
 
 /** forge_a is GitLab, through gitbeaker's resources on a requester of ours (the guarded fetch). */
 const PUBLIC_HOST = "https://gitlab.com";

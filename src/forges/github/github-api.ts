@@ -2,11 +2,11 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { Type } from "typebox";
-import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
-import { findCause, ForgeFailure, forgeFailure, type HttpFailure } from "./forge-errors.js";
-import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
-import { roleFromPermissionName } from "./forge-roles.js";
-import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
+import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "../shared/forge-client.js";
+import { findCause, ForgeFailure, forgeFailure, type HttpFailure } from "../shared/forge-errors.js";
+import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "../shared/forge-module.js";
+import { roleFromPermissionName } from "../shared/forge-roles.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
 
 /**
  * A refused address fails the same way every time: its request is not retried. Applied before the

@@ -1,8 +1,8 @@
 import { Type } from "typebox";
-import { ownerAndName } from "../forge-module.js";
-import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
-import type { ForgeHooks, HookSpec, HookState } from "./forge-hooks.js";
-import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "./hook-http.js";
+import { ownerAndName } from "../shared/forge-module.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
+import type { ForgeHooks, HookSpec, HookState } from "../shared/forge-hooks.js";
+import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "../shared/hook-http.js";
 
 /** The events forge_c's lanes handle, in Gitea's hook event names. */
 export const FORGEJO_HOOK_EVENTS = [

@@ -1,4 +1,4 @@
-import { ForgeFailure, forgeFailure, httpFailure } from "../forge-errors.js";
+import { ForgeFailure, forgeFailure, httpFailure } from "./forge-errors.js";
 
 /** JSON calls under the API root through the guarded fetch (it adds the token and keeps to the root). */
 export interface HookHttp {

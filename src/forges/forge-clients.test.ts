@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../core/clock.js";
 import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
-import type { ForgeProviderName } from "./forge-client.js";
+import type { ForgeProviderName } from "./shared/forge-client.js";
 import { ForgeClients, parseForgeBaseUrl } from "./forge-clients.js";
 import { forgeModules } from "./registry.js";
 import { loopbackNetwork } from "../test-support/loopback-network.js";

@@ -1,4 +1,4 @@
-import type { ProviderName, ReplierRole } from "../webhooks/webhook-config.js";
+import type { ProviderName, ReplierRole } from "../../webhooks/webhook-config.js";
 
 /** The providers that have a forge API; generic has none. */
 export type ForgeProviderName = Exclude<ProviderName, "generic">;

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { systemClock, type Clock } from "../core/clock.js";
-import type { ForgeClient, ForgeProviderName } from "./forge-client.js";
-import { guardedFetch } from "./forge-fetch.js";
-import type { ForgeLog } from "./forge-module.js";
-import { ForgeNetwork } from "./forge-network.js";
-import { GuardedForgeClient } from "./guarded-client.js";
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_LANE_DEADLINE_MS, LaneBudget } from "./lane-budget.js";
-import { DEFAULT_PERMISSION_TTL_MS, PermissionCache } from "./permission-cache.js";
+import type { ForgeClient, ForgeProviderName } from "./shared/forge-client.js";
+import { guardedFetch } from "./shared/forge-fetch.js";
+import type { ForgeLog } from "./shared/forge-module.js";
+import { ForgeNetwork } from "./shared/forge-network.js";
+import { GuardedForgeClient } from "./shared/guarded-client.js";
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_LANE_DEADLINE_MS, LaneBudget } from "./shared/lane-budget.js";
+import { DEFAULT_PERMISSION_TTL_MS, PermissionCache } from "./shared/permission-cache.js";
 import { forgeModules } from "./registry.js";
 
 export interface ForgeClientsOptions {

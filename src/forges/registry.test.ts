@@ -5,7 +5,7 @@ import { DISCUSSION_ID, FakeGitLab } from "../test-support/fake-forges/fake-gitl
 import { FakeServer } from "../test-support/fake-forges/fake-server.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
 import { PROVIDERS } from "../webhooks/webhook-config.js";
-import type { CommentRef, ForgeClient, ForgeProviderName } from "./forge-client.js";
+import type { CommentRef, ForgeClient, ForgeProviderName } from "./shared/forge-client.js";
 import { ForgeClients, type ForgeClientsOptions } from "./forge-clients.js";
 import { forgeModules } from "./registry.js";
 import { loopbackNetwork } from "../test-support/loopback-network.js";

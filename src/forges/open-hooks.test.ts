@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
-import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
-import { FakeGitLab } from "../../test-support/fake-forges/fake-gitlab.js";
-import { FakeHooks } from "../../test-support/fake-forges/fake-hooks.js";
-import type { FakeServer } from "../../test-support/fake-forges/fake-server.js";
-import { WORLD } from "../../test-support/fake-forges/world.js";
-import { ForgeFailure } from "../forge-errors.js";
+import { FakeForgejo } from "../test-support/fake-forges/fake-forgejo.js";
+import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
+import { FakeGitLab } from "../test-support/fake-forges/fake-gitlab.js";
+import { FakeHooks } from "../test-support/fake-forges/fake-hooks.js";
+import type { FakeServer } from "../test-support/fake-forges/fake-server.js";
+import { WORLD } from "../test-support/fake-forges/world.js";
+import { ForgeFailure } from "./shared/forge-errors.js";
 import { openForgeHooks } from "./open-hooks.js";
-import { loopbackNetwork } from "../../test-support/loopback-network.js";
+import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const FORGES = [
   { provider: "forge_b", flavour: "github", start: async () => (await FakeGitHub.start()).server },

@@ -1,8 +1,8 @@
 import { type Static, Type } from "typebox";
-import { ownerAndName } from "../forge-module.js";
-import { AnswerId, idText, parseAnswer } from "../parse-answer.js";
-import type { ForgeHooks, HookDelivery, HookSpec, HookState } from "./forge-hooks.js";
-import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "./hook-http.js";
+import { ownerAndName } from "../shared/forge-module.js";
+import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
+import type { ForgeHooks, HookDelivery, HookSpec, HookState } from "../shared/forge-hooks.js";
+import { deleteOrGone, encodedPath, type HookHttp, readOrGone } from "../shared/hook-http.js";
 
 /** The events forge_b's lanes handle (reviews, commands, review threads, issue labels, CI gates). */
 export const GITHUB_HOOK_EVENTS = ["pull_request", "issue_comment", "pull_request_review_comment", "issues", "check_run", "check_suite", "status"];
