@@ -4,7 +4,8 @@ import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
 import type { ForgeProviderName } from "../forges/shared/forge-client.js";
-import { type ForgeClients, parseForgeBaseUrl } from "../forges/forge-clients.js";
+import type { ForgeClients } from "../forges/forge-clients.js";
+import { parseForgeBaseUrl } from "../forges/shared/forge-target.js";
 import * as f from "../store/forge-connections.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
@@ -18,7 +19,9 @@ import type { InstallationTokens } from "./installation-tokens.js";
 import type { ForgeHooks } from "../forges/shared/forge-hooks.js";
 import { type AppCredential, githubApp } from "../forges/github/github-app.js";
 import { openForgeHooks, openForgeHttp } from "../forges/open-hooks.js";
-import { githubSecurityTokens, gitlabSecurityTokens, type SecurityTokenIssuer } from "../forges/shared/security-tokens.js";
+import { githubSecurityTokens } from "../forges/github/github-security-tokens.js";
+import { gitlabSecurityTokens } from "../forges/gitlab/gitlab-security-tokens.js";
+import type { SecurityTokenIssuer } from "../forges/shared/security-tokens.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
 export interface ConnectionDeps {

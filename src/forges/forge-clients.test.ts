@@ -3,8 +3,9 @@ import { ManualClock } from "../core/clock.js";
 import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
 import type { ForgeProviderName } from "./shared/forge-client.js";
-import { ForgeClients, parseForgeBaseUrl } from "./forge-clients.js";
-import { forgeModules } from "./registry.js";
+import { ForgeClients } from "./forge-clients.js";
+import { forges } from "./registry.js";
+import { parseForgeBaseUrl } from "./shared/forge-target.js";
 import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 describe("API roots", () => {
@@ -22,7 +23,7 @@ describe("API roots", () => {
   ] as const)("%s with forge_base_url %s → %s", (provider: ForgeProviderName, base, root) => {
     const parsed = parseForgeBaseUrl(base);
     if (parsed === "bad") throw new Error("unexpected");
-    expect(forgeModules[provider].apiRoot(parsed)?.href ?? null).toBe(root);
+    expect(forges[provider].api.apiRoot(parsed)?.href ?? null).toBe(root);
   });
 
   it.each(["ftp://forge.example", "https://user:pw@forge.example", "https://forge.example/?x=1", "https://forge.example/#x", "not a url"])(

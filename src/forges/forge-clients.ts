@@ -7,7 +7,8 @@ import { ForgeNetwork } from "./shared/forge-network.js";
 import { GuardedForgeClient } from "./shared/guarded-client.js";
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_LANE_DEADLINE_MS, LaneBudget } from "./shared/lane-budget.js";
 import { DEFAULT_PERMISSION_TTL_MS, PermissionCache } from "./shared/permission-cache.js";
-import { forgeModules } from "./registry.js";
+import { type ForgeTarget, parseForgeBaseUrl } from "./shared/forge-target.js";
+import { forges } from "./registry.js";
 
 export interface ForgeClientsOptions {
   /** How long a permission answer is reused (default 5 s; 0 turns the cache off). */
@@ -21,12 +22,6 @@ export interface ForgeClientsOptions {
   log?: ForgeLog;
   /** Which addresses forge calls may connect to (default: public addresses only). */
   network?: ForgeNetwork;
-}
-
-/** Where one lane's calls go: the webhook's forge_base_url (null for the public forge) and its forge token. */
-export interface ForgeTarget {
-  forgeBaseUrl: string | null;
-  token: string;
 }
 
 export type OpenForgeResult =
@@ -47,7 +42,7 @@ export class ForgeClients {
 
   open(provider: ForgeProviderName, target: ForgeTarget, signal?: AbortSignal): OpenForgeResult {
     if (target.token === "") return { ok: false, reason: "no_token", message: "the webhook has no forge token" };
-    const module = forgeModules[provider];
+    const module = forges[provider].api;
     const base = parseForgeBaseUrl(target.forgeBaseUrl);
     if (base === "bad") return { ok: false, reason: "bad_base_url", message: "forge_base_url is not an http(s) URL without credentials, query or fragment" };
     const apiRoot = module.apiRoot(base);
@@ -70,17 +65,4 @@ export class ForgeClients {
     });
     return { ok: true, client: new GuardedForgeClient({ provider, apiRoot, api, budget, failureOf: module.failureOf, permissions: this.permissions }) };
   }
-}
-
-/** null stays null (the public forge); anything but a plain http(s) URL is refused. */
-export function parseForgeBaseUrl(value: string | null): URL | null | "bad" {
-  if (value === null || value.trim() === "") return null;
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return "bad";
-  }
-  const plain = (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "" && url.search === "" && url.hash === "";
-  return plain ? url : "bad";
 }

@@ -149,9 +149,8 @@ function failureOf(err: unknown): HttpFailure | undefined {
   return err instanceof Response ? { status: err.status, headers: err.headers } : undefined;
 }
 
-export const forgeC: ForgeModule = {
-  provider: "forge_c",
-  // No public default: a forge_c webhook names its instance, or makes no API calls.
+export const forgejoApi: ForgeModule = {
+  // No public default: a Forgejo webhook names its instance, or makes no API calls.
   apiRoot: (base) => (base === null ? null : apiRootUnder(base, API)),
   // Gitea's documented form; Forgejo accepts it too.
   authorization: (token) => `token ${token}`,

@@ -238,8 +238,7 @@ function failureOf(err: unknown): HttpFailure | undefined {
   return typeof e?.status === "number" && e.response?.headers ? { status: e.status, headers: e.response.headers } : undefined;
 }
 
-export const forgeB: ForgeModule = {
-  provider: "forge_b",
+export const githubApi: ForgeModule = {
   apiRoot(base) {
     if (base === null || base.hostname === "github.com" || base.hostname === "api.github.com") return new URL(PUBLIC_API);
     return apiRootUnder(base, "/api/v3");

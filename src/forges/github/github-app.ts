@@ -1,12 +1,12 @@
 import { createAppAuth } from "@octokit/auth-app";
 import { request } from "@octokit/request";
 import { Type } from "typebox";
-import { parseForgeBaseUrl } from "../forge-clients.js";
+import { parseForgeBaseUrl } from "../shared/forge-target.js";
 import { ForgeFailure, forgeFailure, httpFailure } from "../shared/forge-errors.js";
 import { guardedFetch } from "../shared/forge-fetch.js";
 import type { ForgeNetwork } from "../shared/forge-network.js";
 import { LaneBudget } from "../shared/lane-budget.js";
-import { forgeB } from "./github-api.js";
+import { githubApi } from "./github-api.js";
 import { parseAnswer } from "../shared/parse-answer.js";
 
 /** What a GitHub App connection is given: the app, its private key, and the installation on the account. */
@@ -32,7 +32,7 @@ const DEADLINE_MS = 20_000;
  */
 export function githubApp(network: ForgeNetwork, forgeBaseUrl: string | null, credential: AppCredential) {
   const base = parseForgeBaseUrl(forgeBaseUrl);
-  const apiRoot = forgeB.apiRoot(base === "bad" ? null : base)!;
+  const apiRoot = githubApi.apiRoot(base === "bad" ? null : base)!;
   const fetch = guardedFetch({ apiRoot, budget: new LaneBudget(DEADLINE_MS), callTimeoutMs: 8_000, retryRateLimits: true, network });
   const pinned = request.defaults({ baseUrl: apiRoot.href.replace(/\/$/, ""), headers: { "user-agent": "bot-gateway" }, request: { fetch } });
   const auth = createAppAuth({ appId: credential.appId, privateKey: credential.privateKey, installationId: credential.installationId, request: pinned });
@@ -63,7 +63,7 @@ export function githubApp(network: ForgeNetwork, forgeBaseUrl: string | null, cr
         try {
           await pinned("DELETE /installation/token", { headers: { authorization: `token ${token}` } });
         } catch (err) {
-          if (forgeB.failureOf(err)?.status === 401) return;
+          if (githubApi.failureOf(err)?.status === 401) return;
           throw err;
         }
       }),
@@ -75,7 +75,7 @@ async function answered<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    const http = forgeB.failureOf(err);
+    const http = githubApi.failureOf(err);
     throw http ? new ForgeFailure(httpFailure(http, Date.now())) : err;
   }
 }

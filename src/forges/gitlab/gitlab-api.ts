@@ -201,8 +201,7 @@ class GitLabApi implements ForgeApi {
   }
 }
 
-export const forgeA: ForgeModule = {
-  provider: "forge_a",
+export const gitlabApi: ForgeModule = {
   apiRoot: (base) => apiRootUnder(base ?? new URL(PUBLIC_HOST), API),
   // GitLab takes personal, project and group tokens as Bearer too; Node's fetch drops Authorization across origins, never PRIVATE-TOKEN.
   authorization: (token) => `Bearer ${token}`,

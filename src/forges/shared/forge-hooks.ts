@@ -1,3 +1,5 @@
+import type { HookHttp } from "./hook-http.js";
+
 /** A repository hook as provisioning needs it. */
 export interface ForgeHook {
   id: string;
@@ -67,4 +69,15 @@ export interface ForgeHooks {
   /** Answers false when the hook was already gone. */
   deleteHook(repo: string, hookId: string): Promise<boolean>;
   listRepos(): Promise<ForgeRepo[]>;
+}
+
+export interface HookOptions {
+  /** A GitHub App installation's token: its repositories are the installation's. */
+  installation?: boolean;
+}
+
+/** How one forge's hook calls are built on a connection's HTTP, and the headers its API wants on each. */
+export interface HookModule {
+  build(http: HookHttp, options: HookOptions): ForgeHooks;
+  headers: Record<string, string>;
 }

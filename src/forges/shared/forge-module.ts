@@ -1,4 +1,4 @@
-import type { ForgeApi, ForgeProviderName } from "./forge-client.js";
+import type { ForgeApi } from "./forge-client.js";
 import { forgeFailure, type HttpFailure } from "./forge-errors.js";
 
 /** Where a library's own log lines go (octokit logs failed requests and deprecations; never headers). */
@@ -25,7 +25,6 @@ export interface ForgeApiContext {
 
 /** One forge: its library, its URLs, its token header and how its library reports an HTTP failure. */
 export interface ForgeModule {
-  readonly provider: ForgeProviderName;
   /** The API root for a webhook's forge_base_url, or the public default (null where there is none). */
   apiRoot(forgeBaseUrl: URL | null): URL | null;
   /** The whole Authorization header for a token. */
