@@ -1,7 +1,7 @@
 import { sha256Hex } from "../core/secrets.js";
 import type { Sealer } from "../core/sealer.js";
-import type { ForgeClients } from "../forge/forge-clients.js";
-import { githubApp } from "../forge/hooks/github-app.js";
+import type { ForgeClients } from "../forges/forge-clients.js";
+import { githubApp } from "../forges/github/github-app.js";
 import type { ForgeConnectionHandout, ForgePermissions, RunForgeTokenSource } from "../credentials/run-credentials.js";
 import * as f from "../store/forge-connections.js";
 import type { RunRow } from "../store/runs.js";

@@ -5,7 +5,7 @@ import { Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
 import { type CredentialStore, sealedSecretValue } from "../credentials/credential-store.js";
 import { tokenToRevokeRow } from "../credentials/tokens-to-revoke.js";
-import type { SecurityToken } from "../forge/hooks/security-tokens.js";
+import type { SecurityToken } from "../forges/shared/security-tokens.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as c from "../store/credentials.js";
 import * as f from "../store/forge-connections.js";
