@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fixture, fixtureBytes, forgeEvent } from "../fixtures/fixtures.js";
-import { forgeA } from "./forge-a.js";
+import { fixture, fixtureBytes, forgeEvent } from "../../intake/fixtures/fixtures.js";
+import { forgeA } from "./gitlab-webhook.js";
 
 const TOKEN = "wh_gitlab_token";
 const token = { mode: "token" as const, verifyToken: (t: string) => t === TOKEN };

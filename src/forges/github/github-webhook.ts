@@ -1,8 +1,8 @@
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { verifyBody } from "../pipeline/verify-body.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { verifyBody } from "../shared/verify-body.js";
 import { parseGithubLike } from "./github-like-parse.js";
-import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type Provider } from "../shared/provider.js";
 
 /** forge_b is GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
 export const forgeB: Provider = {

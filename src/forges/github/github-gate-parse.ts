@@ -1,5 +1,5 @@
-import type { GateConclusion, GateReport, GateResult } from "../pipeline/delivery-event.js";
-import { arrayAt, at, idAt, intAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
+import type { GateConclusion, GateReport, GateResult } from "../shared/delivery-event.js";
+import { arrayAt, at, idAt, intAt, textAt, type JsonObject } from "../shared/json-guards.js";
 
 /**
  * CI gate results as each forge reports them: GitHub `check_run`, `check_suite` and `status`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fixture, fixtureBytes } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../pipeline/verify-signature.js";
-import { forgeC } from "./forge-c.js";
+import { fixture, fixtureBytes } from "../../intake/fixtures/fixtures.js";
+import { hmacSha256Hex } from "../shared/verify-signature.js";
+import { forgeC } from "./forgejo-webhook.js";
 
 const SECRET = "wh_forge_c_secret";
 const hmac = { mode: "hmac" as const, secret: SECRET };

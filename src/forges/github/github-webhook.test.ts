@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../pipeline/verify-signature.js";
-import { forgeB } from "./forge-b.js";
+import { githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { hmacSha256Hex } from "../shared/verify-signature.js";
+import { forgeB } from "./github-webhook.js";
 
 const SECRET = "wh_forge_b_secret";
 const examples = loadGithubExamples();

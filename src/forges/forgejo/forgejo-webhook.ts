@@ -1,8 +1,8 @@
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { verifyBody } from "../pipeline/verify-body.js";
-import { parseGithubLike } from "./github-like-parse.js";
-import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { verifyBody } from "../shared/verify-body.js";
+import { parseGithubLike } from "../github/github-like-parse.js";
+import { FORGE_MAX_BODY_BYTES, type Provider } from "../shared/provider.js";
 
 /**
  * forge_c is Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries

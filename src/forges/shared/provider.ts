@@ -1,8 +1,8 @@
 import type { ProviderName, SignMode } from "../../webhooks/webhook-config.js";
-import type { TokenVerifier } from "../pipeline/check-delivery-token.js";
-import type { DeliveryEvent } from "../pipeline/delivery-event.js";
-import type { HeaderBag } from "../pipeline/headers.js";
-import type { VerifiedPayload } from "../pipeline/verified-payload.js";
+import type { TokenVerifier } from "./check-delivery-token.js";
+import type { DeliveryEvent } from "./delivery-event.js";
+import type { HeaderBag } from "./headers.js";
+import type { VerifiedPayload } from "./verified-payload.js";
 
 /** Header names each provider reads, in precedence order (SPEC-NOTES §1). */
 export interface ProviderHeaders {
