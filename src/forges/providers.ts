@@ -1,14 +1,12 @@
 import type { ProviderName } from "../webhooks/webhook-config.js";
-import { forgeA } from "./gitlab/gitlab-webhook.js";
-import { forgeB } from "./github/github-webhook.js";
-import { forgeC } from "./forgejo/forgejo-webhook.js";
 import { generic } from "./generic/generic-webhook.js";
+import { forges } from "./registry.js";
 import type { Provider } from "./shared/provider.js";
 
-/** Every provider name maps to its module; leaving one out is a compile error. */
-export const providers = {
-  forge_a: forgeA,
-  forge_b: forgeB,
-  forge_c: forgeC,
+/** Every provider's deliveries: each forge's, and generic's. Leaving one out is a compile error. */
+export const providers: Record<ProviderName, Provider> = {
+  forge_a: forges.forge_a.provider,
+  forge_b: forges.forge_b.provider,
+  forge_c: forges.forge_c.provider,
   generic,
-} satisfies Record<ProviderName, Provider>;
+};

@@ -1,5 +1,5 @@
 import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../shared/delivery-event.js";
-import { gitlabGate } from "../github/github-gate-parse.js";
+import { gitlabGate } from "./gitlab-gate-parse.js";
 import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
 import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../shared/json-guards.js";
 

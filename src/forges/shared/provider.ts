@@ -47,6 +47,9 @@ export type ParseResult = { ok: true; event: DeliveryEvent } | { ok: false; reas
 /** GitHub and GitLab both cap webhook payloads at 25 MB; nothing larger is a real forge delivery. */
 export const FORGE_MAX_BODY_BYTES = 25 * 1024 * 1024;
 
+/** A provider known by its name: a forge's deliveries carry the spec's name for it. */
+export type NamedProvider<N extends ProviderName> = Provider & { readonly name: N };
+
 export interface Provider {
   readonly name: ProviderName;
   readonly headers: ProviderHeaders;
