@@ -11,12 +11,13 @@ const GITHUB_RENEW_BEFORE_MS = 30 * MINUTE;
 /**
  * GitHub: an installation token of the App limited to the security-read permissions, over every
  * repository of the installation (the org). It cannot be renewed, only replaced: the one before
- * lives out its hour, so a run that holds it is not cut off.
+ * stays live until the runs that hold it have ended, so none is cut off.
  */
 export function githubSecurityTokens(app: Pick<ReturnType<typeof githubApp>, "installationToken" | "revokeInstallationToken">): SecurityTokenIssuer {
   const mint = async (): Promise<SecurityToken> => {
     const minted = await app.installationToken(GITHUB_SECURITY_READ);
     return { token: minted.token, forgeTokenId: null, expiresAt: minted.expiresAt, renewAt: minted.expiresAt - GITHUB_RENEW_BEFORE_MS };
   };
-  return { mint, renew: mint, revoke: (_repo, held) => app.revokeInstallationToken(held.token) };
+  const revoke = (_repo: string, held: Pick<SecurityToken, "token">) => app.revokeInstallationToken(held.token);
+  return { mint, renew: mint, revoke, revokeOne: revoke };
 }

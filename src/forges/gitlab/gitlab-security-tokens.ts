@@ -15,9 +15,9 @@ const ListedToken = Type.Object({ id: AnswerId, name: Type.String(), active: Typ
 /**
  * GitLab: a group access token on the repository's top-level group (its org), succeeded a week
  * before it expires by a new token under the same name. Not through GitLab's rotate endpoint,
- * which revokes the one before at once and so cuts off a run that holds it: the predecessor lives
- * out its last week, the overlap runs handed it need, and a withdrawal revokes every live token of
- * the name. https://docs.gitlab.com/api/group_access_tokens/
+ * which revokes the one before at once and so cuts off a run that holds it: the predecessor stays
+ * live until the runs handed it have ended (at most its last week), and a withdrawal revokes every
+ * live token of the name. https://docs.gitlab.com/api/group_access_tokens/
  */
 export function gitlabSecurityTokens(http: HookHttp, now: () => number): SecurityTokenIssuer {
   const tokens = (repo: string) => `groups/${encodeURIComponent(repo.split("/")[0]!)}/access_tokens`;
@@ -45,6 +45,9 @@ export function gitlabSecurityTokens(http: HookHttp, now: () => number): Securit
     revoke: async (repo, held, label) => {
       if (held.forgeTokenId !== null) await revoke(repo, held.forgeTokenId);
       await revokeLabelled(repo, label, held.forgeTokenId ?? undefined);
+    },
+    revokeOne: async (repo, held) => {
+      if (held.forgeTokenId !== null) await revoke(repo, held.forgeTokenId);
     },
   };
 }

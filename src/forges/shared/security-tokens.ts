@@ -16,8 +16,10 @@ export interface SecurityToken {
  */
 export interface SecurityTokenIssuer {
   mint(repo: string, label: string): Promise<SecurityToken>;
-  /** The held token's successor; the held one stays live until it expires, so a run that holds it is not cut off. */
+  /** The held token's successor; the held one stays live (for {@link revokeOne} once no run holds it), so a run that holds it is not cut off. */
   renew(repo: string, held: SecurityToken, label: string): Promise<SecurityToken>;
   /** Withdraws the held token, and any predecessor still live under `label`. */
   revoke(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">, label: string): Promise<void>;
+  /** Revokes this one token (a replaced one, or one minted for a single attempt); one already gone is nothing to do. */
+  revokeOne(repo: string, held: Pick<SecurityToken, "token" | "forgeTokenId">): Promise<void>;
 }
