@@ -12,7 +12,7 @@ import {
 } from "@gitbeaker/rest";
 import { createRequesterFn, type RequestOptions } from "@gitbeaker/requester-utils";
 import { Type } from "typebox";
-import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../forges/shared/draft-title.js";
 import type { CommentRef, CommitState, CommitStatus, ForgeApi, ForgeRole, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
 import { ForgeFailure, forgeFailure, httpFailure } from "./forge-errors.js";
 import { apiRootUnder, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";

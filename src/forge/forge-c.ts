@@ -1,6 +1,6 @@
 import { giteaApi, type Api } from "gitea-js";
 import { Type } from "typebox";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../intake/pipeline/draft-title.js";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../forges/shared/draft-title.js";
 import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "./forge-client.js";
 import type { HttpFailure } from "./forge-errors.js";
 import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "./forge-module.js";

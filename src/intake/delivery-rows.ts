@@ -1,6 +1,6 @@
 import type { NewDelivery } from "../store/deliveries.js";
 import type { ProviderName, WebhookConfig } from "../webhooks/webhook-config.js";
-import type { DeliverySummary } from "./pipeline/evaluate-delivery.js";
+import type { DeliverySummary } from "./evaluate-delivery.js";
 import type { LaunchPlan } from "./pipeline/delivery-decision.js";
 
 /** A delivery's row before its outcome: everything but its id, status and key. */
