@@ -3,13 +3,25 @@ import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { Type } from "typebox";
 import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, ThreadFacts, TokenOwner } from "./forge-client.js";
-import { forgeFailure, type HttpFailure } from "./forge-errors.js";
+import { findCause, ForgeFailure, forgeFailure, type HttpFailure } from "./forge-errors.js";
 import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "./forge-module.js";
 import { roleFromPermissionName } from "./forge-roles.js";
 import { AnswerId, idText, parseAnswer } from "./parse-answer.js";
 
+/**
+ * A refused address fails the same way every time: its request is not retried. Applied before the
+ * retry plugin, so its error hook sees the failure first (octokit makes every fetch failure a 500).
+ */
+function refusalsAreFinal(octokit: Pick<Octokit, "hook">): void {
+  octokit.hook.error("request", (error, options) => {
+    const ours = findCause(error, (e): e is ForgeFailure => e instanceof ForgeFailure);
+    if (ours?.error.code === "forge_address_refused") options.request = { ...options.request, retries: 0 };
+    throw error;
+  });
+}
+
 /** forge_b is GitHub (and GitHub Enterprise Server), through octokit. */
-const GitHub = Octokit.plugin(retry, throttling);
+const GitHub = Octokit.plugin(refusalsAreFinal, retry, throttling);
 
 const PUBLIC_API = "https://api.github.com/";
 // Statuses octokit's retry plugin leaves alone: 429 and 403 rate limits belong to the throttling plugin.

@@ -104,3 +104,25 @@ describe("the address connected to is the one checked (after name resolution)", 
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe("a refused address fails at once: no client retries it", () => {
+  /** The real policy, counting the requests the clients hand it. */
+  class CountingNetwork extends ForgeNetwork {
+    sent = 0;
+    override fetch(url: URL, init: RequestInit): Promise<Response> {
+      this.sent++;
+      return super.fetch(url, init);
+    }
+  }
+
+  it.each(FORGES)("$provider: one request reaches the network, and the answer is the refusal", async ({ provider }) => {
+    for (const forgeBaseUrl of ["http://127.0.0.1:8443", "http://refused.test:8443"]) {
+      const network = new CountingNetwork(new NetworkPolicy(), (_host, cb) => cb(null, [{ address: "10.0.0.7", family: 4 }]));
+      const opened = new ForgeClients({ network }).open(provider, { forgeBaseUrl, token: "t" });
+      if (!opened.ok) throw new Error(opened.message);
+      expect(await opened.client.tokenOwner()).toEqual(refused);
+      expect(await opened.client.permissionOf(WORLD.repo, "maria")).toEqual(refused);
+      expect(network.sent).toBe(2);
+    }
+  });
+});
