@@ -28,8 +28,6 @@ const ROOMS = [
   ["root"],
   ["cli", "test-support"],
 ];
-/** Folders on their way into another room count as that room until they are moved. */
-const ALIASES = { forge: "forges" };
 /** Inside intake, the same rule between its subfolders; "files" is intake/*.ts. */
 const INTAKE_ROOMS = [["providers"], ["pipeline"], ["lanes"], ["files"], ["fixtures"]];
 /**
@@ -94,8 +92,7 @@ const checkRooms = (label, tiers, roomOf) => {
 };
 const topRoom = (file) => {
   const parts = path.relative(root, file).split(path.sep);
-  const room = parts.length > 1 ? parts[0] : "root";
-  return ALIASES[room] ?? room;
+  return parts.length > 1 ? parts[0] : "root";
 };
 const intakeRoom = (file) => {
   const parts = path.relative(root, file).split(path.sep);
