@@ -29,13 +29,7 @@ const ROOMS = [
   ["cli", "test-support"],
 ];
 /** Inside intake, the same rule between its subfolders; "files" is intake/*.ts. */
-const INTAKE_ROOMS = [["providers"], ["pipeline"], ["lanes"], ["files"], ["fixtures"]];
-/**
- * Back edges that a move under way removes: counted and printed, not failed. An entry no edge
- * matches any more fails, so the list only shrinks. Providers move into src/forges (issue 32 §3)
- * and take with them the verification and parsing helpers of intake/pipeline they import.
- */
-const PENDING = [{ label: "intake", from: "providers", to: "pipeline", why: "intake/providers moves into src/forges with the helpers it imports" }];
+const INTAKE_ROOMS = [["pipeline"], ["lanes"], ["files"], ["fixtures"]];
 
 const root = path.resolve(process.argv[2] ?? "src");
 const files = [];
@@ -66,7 +60,6 @@ for (const file of files) {
 const failures = [];
 
 // Rooms: every import from a room to a room not strictly below it is a back edge.
-const pendingSeen = new Map();
 const rankOf = (tiers) => new Map(tiers.flatMap((tier, i) => tier.map((r) => [r, i])));
 const checkRooms = (label, tiers, roomOf) => {
   const rank = rankOf(tiers);
@@ -81,11 +74,7 @@ const checkRooms = (label, tiers, roomOf) => {
     for (const [target, spec] of targets) {
       const to = roomOf(target);
       if (to === undefined || to === from || !rank.has(to)) continue;
-      if (rank.get(to) < rank.get(from)) continue;
-      const edge = `${label}: ${from} → ${to}: ${path.relative(root, file)} imports "${spec}"`;
-      const pending = PENDING.find((p) => p.label === label && p.from === from && p.to === to);
-      if (pending) pendingSeen.set(pending, (pendingSeen.get(pending) ?? 0) + 1);
-      else backEdges.push(edge);
+      if (rank.get(to) >= rank.get(from)) backEdges.push(`${label}: ${from} → ${to}: ${path.relative(root, file)} imports "${spec}"`);
     }
   }
   return backEdges;
@@ -129,11 +118,6 @@ const visit = (v) => {
 };
 for (const file of files) if (!info.has(file)) visit(file);
 
-for (const p of PENDING) {
-  const n = pendingSeen.get(p) ?? 0;
-  if (n === 0) failures.push(`pending back edge ${p.label}: ${p.from} → ${p.to} no longer occurs: remove it from PENDING in scripts/check-cycles.mjs`);
-  else console.log(`${n} pending back edges ${p.label}: ${p.from} → ${p.to} (${p.why})`);
-}
 for (const c of circles) failures.push(`import circle: ${c.join(" ↔ ")}`);
 for (const e of backEdges) failures.push(`back edge ${e}`);
 if (failures.length > 0) {

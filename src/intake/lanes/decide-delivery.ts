@@ -1,7 +1,7 @@
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../pipeline/delivery-decision.js";
-import type { DeliveryEvent } from "../pipeline/delivery-event.js";
+import type { DeliveryEvent } from "../../forges/shared/delivery-event.js";
 import { eventAllowed } from "../pipeline/filters.js";
 import { decideGeneric } from "./generic-lane.js";
 import { decideGithubLike } from "./github-like-lanes.js";

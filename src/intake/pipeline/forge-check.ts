@@ -1,4 +1,4 @@
-import type { ForgeProvider, GateCheck } from "./delivery-event.js";
+import type { ForgeProvider, GateCheck } from "../../forges/shared/delivery-event.js";
 import type { CardSeed } from "./launch-plan.js";
 import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
