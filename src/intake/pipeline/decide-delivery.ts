@@ -1,7 +1,7 @@
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "./delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
-import type { DeliveryEvent } from "./delivery-event.js";
+import type { DeliveryEvent } from "../../forges/shared/delivery-event.js";
 import { eventAllowed } from "./filters.js";
 import { decideGeneric } from "../lanes/generic-lane.js";
 import { decideGithubLike } from "../lanes/github-like-lanes.js";

@@ -4,7 +4,7 @@ import { hashToken, sha256Hex } from "../../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import { deliveryContext, fixtureBytes, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
 import { prepareBody } from "./prepare-body.js";
-import { hmacSha256Hex } from "./verify-signature.js";
+import { hmacSha256Hex } from "../../forges/shared/verify-signature.js";
 
 const examples = loadGithubExamples();
 const SECRET = "wh_secret";

@@ -1,4 +1,4 @@
-import type { ForgeProvider, GateCheck } from "../../pipeline/delivery-event.js";
+import type { ForgeProvider, GateCheck } from "../../../forges/shared/delivery-event.js";
 import type { CardSeed } from "../../pipeline/launch-plan.js";
 import type { ReplierRole } from "../../../webhooks/webhook-config.js";
 
