@@ -10,7 +10,7 @@ import { providers } from "../forges/providers.js";
 import { deleteKeptRequestsBefore, findKeptRequestOf, insertKeptRequest, linkKeptRequest } from "../store/kept-requests.js";
 import type { Store } from "../store/store.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
-import type { KeptRequestSettings } from "./kept-request-settings.js";
+import type { KeptRequestSettings } from "../config/config.js";
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
