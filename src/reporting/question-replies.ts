@@ -23,6 +23,8 @@ const TAKEN_FOR_MS = 2 * 60_000;
 
 export type PostResult = "posted" | "dropped" | "failed" | "gave_up";
 
+type DuePost = Awaited<ReturnType<typeof dueQuestionPosts>>[number];
+
 /** The pull request (merge request, issue) a run's subject names, and where on it to answer. */
 export interface QuestionThread {
   repo: string;
@@ -106,47 +108,44 @@ export class QuestionReplies {
 
   /** One pass at `now`: each handled post's result by run id. */
   async tick(now: number): Promise<Map<string, PostResult>> {
-    const { store, forges, log } = this.deps;
+    const { store } = this.deps;
     const results = new Map<string, PostResult>();
     for (const row of await dueQuestionPosts(store.db, now, BATCH)) {
       if (!(await takeQuestionPost(store.db, row.run_id, row.attempt, Number(row.due_at), now + TAKEN_FOR_MS))) continue;
-      const asking = row.status === "failed_resumable" && row.run_attempt === row.attempt && row.question !== null;
-      const thread = questionThread(row);
-      const webhook = await findWebhook(store.db, row.webhook_id);
-      if (!asking || !thread || !webhook || webhook.provider === "generic") {
-        await markQuestionPosted(store.db, row.run_id, row.attempt, null, now);
-        results.set(row.run_id, "dropped");
-        continue;
-      }
-      const config = configFromRow(webhook);
-      const provider = webhook.provider as Exclude<WebhookConfig["provider"], "generic">;
-      const runUrl = `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`;
-      const body = questionComment(JSON.parse(row.question!) as BotQuestion, { botId: row.bot_id, runId: row.run_id, runUrl });
-      let error: string | undefined;
-      let retryable = true;
-      const opened = await forges.open(config, provider);
-      if (!opened.ok) error = opened.reason;
-      else {
-        const posted = await opened.client.postReply(thread.repo, thread.number, thread.to, body);
-        if (posted.ok) {
-          await markQuestionPosted(store.db, row.run_id, row.attempt, posted.value.id, now);
-          results.set(row.run_id, "posted");
-          continue;
-        }
-        error = `${posted.error.code}: ${posted.error.reason}`;
-        // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
-        retryable = posted.error.code !== "forge_rejected";
-      }
-      const tries = row.tries + 1;
-      const giveUp = !retryable || tries >= MAX_POST_TRIES;
-      const dueAt = giveUp ? null : now + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (tries - 1));
-      await markQuestionPostFailed(store.db, row.run_id, row.attempt, { tries, dueAt, error });
-      results.set(row.run_id, giveUp ? "gave_up" : "failed");
-      log.warn(
-        { run_id: row.run_id, webhook_id: row.webhook_id, provider, tries, error },
-        giveUp ? "posting a run's question on the forge given up" : "posting a run's question on the forge failed; retried later",
-      );
+      results.set(row.run_id, await this.send(row, now));
     }
     return results;
+  }
+
+  private async send(row: DuePost, now: number): Promise<PostResult> {
+    const { store, forges, log } = this.deps;
+    const asking = row.status === "failed_resumable" && row.run_attempt === row.attempt && row.question !== null;
+    const thread = questionThread(row);
+    const webhook = await findWebhook(store.db, row.webhook_id);
+    if (!asking || !thread || !webhook || webhook.provider === "generic") {
+      await markQuestionPosted(store.db, row.run_id, row.attempt, null, now);
+      return "dropped";
+    }
+    const provider = webhook.provider as Exclude<WebhookConfig["provider"], "generic">;
+    const runUrl = `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`;
+    const body = questionComment(JSON.parse(row.question!) as BotQuestion, { botId: row.bot_id, runId: row.run_id, runUrl });
+    const opened = await forges.open(configFromRow(webhook), provider);
+    const posted = opened.ok ? await opened.client.postReply(thread.repo, thread.number, thread.to, body) : undefined;
+    if (posted?.ok) {
+      await markQuestionPosted(store.db, row.run_id, row.attempt, posted.value.id, now);
+      return "posted";
+    }
+    const error = posted ? `${posted.error.code}: ${posted.error.reason}` : opened.ok ? "unreachable" : opened.reason;
+    // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
+    const retryable = posted?.error.code !== "forge_rejected";
+    const tries = row.tries + 1;
+    const giveUp = !retryable || tries >= MAX_POST_TRIES;
+    const dueAt = giveUp ? null : now + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (tries - 1));
+    await markQuestionPostFailed(store.db, row.run_id, row.attempt, { tries, dueAt, error });
+    log.warn(
+      { run_id: row.run_id, webhook_id: row.webhook_id, provider, tries, error },
+      giveUp ? "posting a run's question on the forge given up" : "posting a run's question on the forge failed; retried later",
+    );
+    return giveUp ? "gave_up" : "failed";
   }
 }
