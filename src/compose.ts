@@ -43,6 +43,7 @@ import { IssueCards } from "./intake/issue-cards.js";
 import { ParkedLaunches } from "./intake/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { StatusReporter } from "./reporting/status-reporter.js";
+import { QuestionReplies } from "./reporting/question-replies.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
 import { BoardService } from "./surfaces/board-service.js";
 import { ScheduleService } from "./surfaces/schedule-service.js";
@@ -227,6 +228,13 @@ export function composeServices(infra: Infrastructure): Services {
     baseUrl: infra.config.baseUrl,
     contextPrefix: infra.config.statusContextPrefix,
   });
+  const questionReplies = new QuestionReplies({
+    store,
+    clock,
+    forges: webhookForges,
+    log: infra.log.child({ component: "question-replies" }),
+    baseUrl: infra.config.baseUrl,
+  });
   const cards = new IssueCards({ store, clock, ids, launcher });
   const intake = new DeliveryIntake({
     cards,
@@ -313,6 +321,7 @@ export function composeServices(infra: Infrastructure): Services {
     parked,
     retries,
     statusReports,
+    questionReplies,
     schedules,
     scheduler,
     triggers,
