@@ -51,9 +51,9 @@ import { ChangeFeed } from "./core/change-feed.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { deliveryReceiver } from "./http/receive-delivery.js";
 import { BoundedWork } from "./core/bounded-work.js";
-import { ForgeNetwork } from "./forge/forge-network.js";
+import { ForgeNetwork } from "./forges/shared/forge-network.js";
 import { NetworkPolicy } from "./core/network-policy.js";
-import { ForgeClients } from "./forge/forge-clients.js";
+import { ForgeClients } from "./forges/forge-clients.js";
 import { ForgeStep } from "./intake/lanes/forge/forge-step.js";
 import { WebhookForges } from "./intake/lanes/forge/webhook-forge.js";
 import { OverlapStep } from "./intake/pipeline/overlap.js";
@@ -63,6 +63,7 @@ import { RepoBotHealth } from "./connections/repo-bot-health.js";
 import { RepoBots } from "./connections/repo-bots.js";
 import { InstallationTokens } from "./connections/installation-tokens.js";
 import { SecurityRead } from "./connections/security-read.js";
+import { TokenRevocations } from "./connections/token-revocations.js";
 
 export interface Infrastructure {
   config: Config;
@@ -119,6 +120,13 @@ export function composeServices(infra: Infrastructure): Services {
   });
   const installationTokens = new InstallationTokens(clock);
   const connections = new ConnectionService({ store, clock, ids, sealer: infra.sealer, access, audit, forgeClients, installationTokens, log: infra.log });
+  const tokenRevocations = new TokenRevocations({
+    store,
+    clock,
+    sealer: infra.sealer,
+    connections,
+    log: infra.log.child({ component: "token-revocations" }),
+  });
   const securityRead = new SecurityRead({
     store,
     clock,
@@ -144,7 +152,16 @@ export function composeServices(infra: Infrastructure): Services {
   const repoBotHealth = new RepoBotHealth({ store, clock, access, connections, provisioning, metrics: infra.metrics });
   const metering = new Metering({ store, clock, log: infra.log });
   const launcher = new Launcher({ store, clock, ids, metrics: infra.metrics, log: infra.log, defaults: infra.config.orgDefaults });
-  const runQueue = new Runs({ store, clock, ids, metrics: infra.metrics, log: infra.log, metering, retryDefaults: infra.config.retryDefaults });
+  const runQueue = new Runs({
+    store,
+    clock,
+    ids,
+    metrics: infra.metrics,
+    log: infra.log,
+    metering,
+    retryDefaults: infra.config.retryDefaults,
+    attemptEnded: () => tokenRevocations.attemptEnded(),
+  });
   const botCommands = new BotCommands(infra.config.botsFile);
   const runCredentials = new RunCredentials({
     store,
@@ -274,6 +291,7 @@ export function composeServices(infra: Infrastructure): Services {
     provisioning,
     repoBots,
     securityRead,
+    tokenRevocations,
     repoBotHealth,
     targets,
     credentials,

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   const keptRequests = services.keptRequests.start();
   const boardDispatcher = services.boardDispatcher.start();
   const securityRead = services.securityRead.start();
+  const tokenRevocations = services.tokenRevocations.start();
 
   // The first admin token is minted only once the service listens and runs: a start that dies
   // earlier (port in use, a bad bots file) leaves the store without one, and the next start prints it.
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     () => keptRequests.stop(),
     () => boardDispatcher.stop(),
     () => securityRead.stop(),
+    () => tokenRevocations.stop(),
     () => store.close(),
   ]);
 }

@@ -1,9 +1,9 @@
 import { invalid } from "../core/errors.js";
 import type { Sealer } from "../core/sealer.js";
 import { last4 } from "../core/secrets.js";
-import type { ForgeProviderName } from "../forge/forge-client.js";
-import type { ForgeClients } from "../forge/forge-clients.js";
-import { type AppCredential, githubApp } from "../forge/hooks/github-app.js";
+import type { ForgeProviderName } from "../forges/shared/forge-client.js";
+import type { ForgeClients } from "../forges/forge-clients.js";
+import { type AppCredential, githubApp } from "../forges/github/github-app.js";
 import type { ForgeConnectionRow } from "../store/forge-connections.js";
 import { forgeServiceError, onForge } from "./forge-errors-as-service.js";
 

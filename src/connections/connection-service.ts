@@ -3,8 +3,9 @@ import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { Sealer } from "../core/sealer.js";
-import type { ForgeProviderName } from "../forge/forge-client.js";
-import { type ForgeClients, parseForgeBaseUrl } from "../forge/forge-clients.js";
+import type { ForgeProviderName } from "../forges/shared/forge-client.js";
+import type { ForgeClients } from "../forges/forge-clients.js";
+import { parseForgeBaseUrl } from "../forges/shared/forge-target.js";
 import * as f from "../store/forge-connections.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
@@ -15,10 +16,12 @@ import { connectionView } from "./connection-views.js";
 import { type ConnectionCredential, credentialOf, type CredentialInput, identityOf, openCredential, sealedColumns } from "./connection-credential.js";
 import { onForge } from "./forge-errors-as-service.js";
 import type { InstallationTokens } from "./installation-tokens.js";
-import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
-import { type AppCredential, githubApp } from "../forge/hooks/github-app.js";
-import { openForgeHooks, openForgeHttp } from "../forge/hooks/open-hooks.js";
-import { githubSecurityTokens, gitlabSecurityTokens, type SecurityTokenIssuer } from "../forge/hooks/security-tokens.js";
+import type { ForgeHooks } from "../forges/shared/forge-hooks.js";
+import { type AppCredential, githubApp } from "../forges/github/github-app.js";
+import { openForgeHooks, openForgeHttp } from "../forges/open-hooks.js";
+import { githubSecurityTokens } from "../forges/github/github-security-tokens.js";
+import { gitlabSecurityTokens } from "../forges/gitlab/gitlab-security-tokens.js";
+import type { SecurityTokenIssuer } from "../forges/shared/security-tokens.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
 export interface ConnectionDeps {

@@ -1,6 +1,6 @@
 import { ServiceError } from "../core/errors.js";
-import type { ForgeError } from "../forge/forge-client.js";
-import { toForgeError } from "../forge/forge-errors.js";
+import type { ForgeError } from "../forges/shared/forge-client.js";
+import { toForgeError } from "../forges/shared/forge-errors.js";
 
 /** A forge's refusal as the API answers it: the credential or request refused → 422, the forge failing → 502. */
 export function forgeServiceError(error: ForgeError, doing: string): ServiceError {

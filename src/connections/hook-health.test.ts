@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { HookDelivery, HookState } from "../forge/hooks/forge-hooks.js";
+import type { HookDelivery, HookState } from "../forges/shared/forge-hooks.js";
 import { type HookFacts, judgeHookHealth, type ProblemCode, summariseDeliveries } from "./hook-health.js";
 
 const URL_NOW = "https://gw.example/api/webhooks/forge_b/wh_1";

@@ -1,6 +1,6 @@
 import { iso } from "../core/iso.js";
-import type { ForgeError } from "../forge/forge-client.js";
-import type { HookDelivery, HookState } from "../forge/hooks/forge-hooks.js";
+import type { ForgeError } from "../forges/shared/forge-client.js";
+import type { HookDelivery, HookState } from "../forges/shared/forge-hooks.js";
 
 export type HealthStatus = "healthy" | "degraded" | "broken";
 

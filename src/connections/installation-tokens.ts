@@ -1,6 +1,6 @@
 import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
-import type { InstallationToken } from "../forge/hooks/github-app.js";
+import type { InstallationToken } from "../forges/github/github-app.js";
 
 /** GitHub's installation tokens live an hour; one is replaced this long before it ends, so no call carries a dying one. */
 export const REFRESH_BEFORE_MS = 5 * 60_000;

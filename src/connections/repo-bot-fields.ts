@@ -1,5 +1,5 @@
 import { invalid } from "../core/errors.js";
-import type { ForgeProviderName } from "../forge/forge-client.js";
+import type { ForgeProviderName } from "../forges/shared/forge-client.js";
 
 /** The repo-bots body as the route's schema lets it through. */
 export interface RepoBotInput {

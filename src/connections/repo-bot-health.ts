@@ -1,9 +1,9 @@
 import type { Clock } from "../core/clock.js";
 import { notFound, ServiceError } from "../core/errors.js";
 import { iso } from "../core/iso.js";
-import type { ForgeError } from "../forge/forge-client.js";
-import { toForgeError } from "../forge/forge-errors.js";
-import type { HookState } from "../forge/hooks/forge-hooks.js";
+import type { ForgeError } from "../forges/shared/forge-client.js";
+import { toForgeError } from "../forges/shared/forge-errors.js";
+import type { HookState } from "../forges/shared/forge-hooks.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";

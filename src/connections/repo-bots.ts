@@ -1,6 +1,6 @@
 import type { ChangeFeed } from "../core/change-feed.js";
 import { notFound } from "../core/errors.js";
-import type { ForgeHooks } from "../forge/hooks/forge-hooks.js";
+import type { ForgeHooks } from "../forges/shared/forge-hooks.js";
 import * as f from "../store/forge-connections.js";
 import type { Store } from "../store/store.js";
 import { deleteWebhookBucket } from "../store/webhook-calls.js";

@@ -1,7 +1,7 @@
 import { sha256Hex } from "../core/secrets.js";
 import type { Sealer } from "../core/sealer.js";
-import type { ForgeClients } from "../forge/forge-clients.js";
-import { githubApp } from "../forge/hooks/github-app.js";
+import type { ForgeClients } from "../forges/forge-clients.js";
+import { githubApp } from "../forges/github/github-app.js";
 import type { ForgeConnectionHandout, ForgePermissions, RunForgeTokenSource } from "../credentials/run-credentials.js";
 import * as f from "../store/forge-connections.js";
 import type { RunRow } from "../store/runs.js";
@@ -16,8 +16,8 @@ export const DEFAULT_FORGE_PERMISSIONS: ForgePermissions = { contents: "read", m
  * BOT_FORGE_TOKEN: a run on a connected repository (POST /api/runs with `connection_id`, or a
  * delivery to a provisioned repository) is handed a forge credential for that repository. A
  * GitHub App connection mints an installation token narrowed to the one repository and to the
- * bot's `forge_permissions`, living an hour; a token connection hands its own token (GitLab and
- * Forgejo tokens cannot be narrowed by the service).
+ * bot's `forge_permissions`, living an hour and revoked when the attempt ends; a token connection
+ * hands its own token (GitLab and Forgejo tokens cannot be narrowed by the service).
  */
 export class RunForgeTokens implements RunForgeTokenSource {
   constructor(private readonly deps: { store: Store; sealer: Sealer; forgeClients: ForgeClients }) {}
@@ -43,13 +43,13 @@ export class RunForgeTokens implements RunForgeTokenSource {
         permissions ?? DEFAULT_FORGE_PERMISSIONS,
         [name],
       );
-      return this.handout(conn.id, minted.token, `installation token for ${target.repo}`);
+      return { ...this.handout(conn.id, minted.token, `installation token for ${target.repo}`), minted: { repo: target.repo, expiresAt: minted.expiresAt } };
     } catch (err) {
       return { kind: "unavailable", cause: `GitHub minted no installation token for ${target.repo}: ${err instanceof Error ? err.message : String(err)}` };
     }
   }
 
-  private handout(connectionId: string, token: string, what: string): ForgeConnectionHandout {
+  private handout(connectionId: string, token: string, what: string): Extract<ForgeConnectionHandout, { kind: "token" }> {
     return { kind: "token", token, connectionId, name: what, fingerprint: sha256Hex(token) };
   }
 }

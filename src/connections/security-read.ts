@@ -4,10 +4,12 @@ import type { IdGenerator } from "../core/ids.js";
 import { Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
 import { type CredentialStore, sealedSecretValue } from "../credentials/credential-store.js";
-import type { SecurityToken } from "../forge/hooks/security-tokens.js";
+import { tokenToRevokeRow } from "../credentials/tokens-to-revoke.js";
+import type { SecurityToken } from "../forges/shared/security-tokens.js";
 import type { Metrics } from "../metrics/metrics.js";
 import * as c from "../store/credentials.js";
 import * as f from "../store/forge-connections.js";
+import { insertTokenToRevoke } from "../store/forge-tokens-to-revoke.js";
 import type { Db, Store } from "../store/store.js";
 import type { TeamRow } from "../store/tenancy.js";
 import { findWebhook } from "../store/webhooks.js";
@@ -24,6 +26,11 @@ export const SECURITY_READ_OVERRIDE = "FORGE_SECURITY_READ";
 /** How often every replica looks for tokens due for their successor. */
 const RENEW_EVERY_MS = 60_000;
 const RENEW_BATCH = 50;
+/**
+ * A renewed token's predecessor is revoked once no running attempt holds it, and not before this:
+ * an attempt that read the secret just before the renewal has recorded what it was handed by then.
+ */
+const PREDECESSOR_GRACE_MS = 5 * 60_000;
 
 export interface SecurityReadDeps {
   store: Store;
@@ -135,9 +142,21 @@ export class SecurityRead {
       renewAt: rb.security_renew_at,
     };
     const next = await this.onForge("renew", () => conn.securityTokens().renew(rb.repo, held, forgeLabelOf(rb.id)));
+    const now = clock.now();
+    const predecessor = {
+      token: held.token,
+      teamId: rb.team_id,
+      connectionId: rb.connection_id,
+      repo: rb.repo,
+      forgeTokenId: held.forgeTokenId,
+      expiresAt: held.expiresAt,
+      notBefore: now + PREDECESSOR_GRACE_MS,
+    };
     await store.tx(async (tx) => {
       await c.updateWorkflowSecretValue(tx, secret.id, sealedSecretValue(sealer, secret.id, next.token));
       await f.updateRepoBot(tx, rb.id, this.noted(next));
+      // Revoked by TokenRevocations once the runs handed it have ended, not left live until it expires.
+      await insertTokenToRevoke(tx, tokenToRevokeRow(sealer, predecessor, now));
     });
     return true;
   }

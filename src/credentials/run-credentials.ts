@@ -3,6 +3,7 @@ import type { Sealer } from "../core/sealer.js";
 import { last4 } from "../core/secrets.js";
 import { nulField, nulMessage } from "../runs/nul-field.js";
 import { recordAttemptCredentials } from "../store/attempt-credentials.js";
+import { insertTokenToRevoke } from "../store/forge-tokens-to-revoke.js";
 import { listOrgApiKeys, listTeamApiKeys, listWorkflowSecrets } from "../store/credentials.js";
 import type { RunRow } from "../store/runs.js";
 import type { Store } from "../store/store.js";
@@ -12,13 +13,22 @@ import { parseAudience } from "../tenancy/views.js";
 import { keyEnvName, secretEnvName } from "./credential-names.js";
 import type { PlatformKey } from "./platform-keys.js";
 import { resolveCredentials, type CredentialFacts, type CredentialPlan, type CredentialValue } from "./resolve-credentials.js";
+import { tokenToRevokeRow } from "./tokens-to-revoke.js";
 
 /** Repository permissions a bot's forge token asks for (GitHub's names: contents, pull_requests …). */
 export type ForgePermissions = Readonly<Record<string, "read" | "write">>;
 
 /** The forge credential for a run's connected repository, or why it cannot be had. */
 export type ForgeConnectionHandout =
-  | { kind: "token"; token: string; connectionId: string; name: string; fingerprint: string }
+  | {
+      kind: "token";
+      token: string;
+      connectionId: string;
+      name: string;
+      fingerprint: string;
+      /** Set when the token was minted for this attempt alone: revoked once the attempt ends. */
+      minted?: { repo: string; expiresAt: number };
+    }
   | { kind: "unavailable"; cause: string };
 
 /** Where BOT_FORGE_TOKEN comes from (connections/run-forge-tokens.ts); undefined: the run has no connected repository. */
@@ -83,7 +93,21 @@ export class RunCredentials {
         source: "connection",
       });
     }
-    await recordAttemptCredentials(this.deps.store.db, run.id, attempt, records);
+    const minted = forge?.minted;
+    const revokeLater = minted && {
+      token: forge.token,
+      teamId: run.team_id,
+      connectionId: forge.connectionId,
+      repo: minted.repo,
+      forgeTokenId: null,
+      expiresAt: minted.expiresAt,
+      notBefore: this.deps.clock.now(),
+    };
+    // One write: a token minted for the attempt is never seen unheld, so it is not revoked before the attempt ends.
+    await this.deps.store.tx(async (tx) => {
+      await recordAttemptCredentials(tx, run.id, attempt, records);
+      if (revokeLater) await insertTokenToRevoke(tx, tokenToRevokeRow(this.deps.sealer, revokeLater, this.deps.clock.now()));
+    });
     return { kind: "handed", env };
   }
 

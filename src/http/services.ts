@@ -42,6 +42,7 @@ import type { DeliveryReceiver } from "./receive-delivery.js";
 import type { ConnectionService } from "../connections/connection-service.js";
 import type { ProvisionService } from "../connections/provision-service.js";
 import type { SecurityRead } from "../connections/security-read.js";
+import type { TokenRevocations } from "../connections/token-revocations.js";
 import type { RepoBotHealth } from "../connections/repo-bot-health.js";
 import type { RepoBots } from "../connections/repo-bots.js";
 
@@ -73,6 +74,7 @@ export interface Services {
   repoBots: RepoBots;
   /** Provisioned repositories' security-read org tokens; main.ts starts their renewal sweep. */
   securityRead: SecurityRead;
+  tokenRevocations: TokenRevocations;
   /** A provisioned repository's hook read back and judged, and its repair. */
   repoBotHealth: RepoBotHealth;
   /** Webhook configurations as the delivery path reads them (cached per process). */

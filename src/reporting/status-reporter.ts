@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { Periodic } from "../core/periodic.js";
-import type { CommitState } from "../forge/forge-client.js";
+import type { CommitState } from "../forges/shared/forge-client.js";
 import type { WebhookForges } from "../intake/lanes/forge/webhook-forge.js";
 import type { Metrics } from "../metrics/metrics.js";
 import {

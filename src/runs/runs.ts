@@ -46,6 +46,8 @@ export interface RunsDeps {
   metering: Metering;
   /** The platform's layer of the usage-window retry policy. */
   retryDefaults: RetryPolicy;
+  /** Told when attempts end (finished, failed, cancelled, reclaimed): the tokens they held may be revoked. */
+  attemptEnded?: () => void;
 }
 
 /**
@@ -99,7 +101,10 @@ export class Runs {
       const row = await q.finishClaimedRun(tx, claim.run.id, claim.claimToken, end);
       return { row, plan: row && window ? await this.planRetry(tx, row, window, now) : undefined };
     });
-    if (row) this.deps.metrics.runsFinished.inc({ status: outcome.status });
+    if (row) {
+      this.deps.metrics.runsFinished.inc({ status: outcome.status });
+      this.deps.attemptEnded?.();
+    }
     if (plan) {
       this.deps.metrics.usageWindowBlocked.inc();
       if (plan.kind === "arm") this.deps.metrics.retryScheduled.inc();
@@ -128,6 +133,7 @@ export class Runs {
     });
     if (rows.some((r) => r.runner_losses >= POISON_RUNNER_LOSSES)) this.deps.metrics.dlqDepth.set(await countDeadLetters(this.deps.store.db));
     if (rows.length > 0) {
+      this.deps.attemptEnded?.();
       this.deps.metrics.orphanRecovered.inc(rows.length);
       this.deps.metrics.runsFinished.inc({ status: "failed_resumable" }, rows.length);
       this.deps.log.warn({ runs: rows.map((r) => r.id) }, "runs whose runner stopped heartbeating set to failed_resumable");

@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresAdapter, type Kysely } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
+import { dialect } from "./dialect.js";
 import { batchStatements } from "./sqlite/group-commit.js";
 
 /**
@@ -40,7 +41,7 @@ export class Compiled<Row = unknown> {
   }
 
   private compile(db: Kysely<any>, params: readonly unknown[]): CompiledQuery<Row> {
-    const text = isPostgres(db) ? this.pgText : this.sqliteText;
+    const text = dialect(db).numberedParameters ? this.pgText : this.sqliteText;
     return CompiledQuery.raw(text, params as unknown[]) as CompiledQuery<Row>;
   }
 }
@@ -61,7 +62,5 @@ export function compiledInsert<Row extends Record<string, unknown>>(table: strin
     );
 }
 
-/** True when `db` (or a transaction of it) runs on PostgreSQL. */
-export function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+/** The launch path's last two dialect checks (store/admission.ts, store/parked-launches.ts) still import it from here. */
+export { isPostgres } from "./dialect.js";

@@ -1,5 +1,5 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
-import { isPostgres } from "./compiled.js";
+import { dialect } from "./dialect.js";
 import { migrations } from "./migrations/index.js";
 import { installPgFunctions } from "./postgres/install-functions.js";
 
@@ -18,5 +18,5 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`migration ${failed} failed`, { cause: error });
   }
-  if (isPostgres(db)) await installPgFunctions(db);
+  if (dialect(db).storedRoutines) await installPgFunctions(db);
 }

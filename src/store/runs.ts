@@ -1,7 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from "kysely";
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
-import { Compiled, compiledInsert, isPostgres } from "./compiled.js";
+import { Compiled, compiledInsert } from "./compiled.js";
+import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 import { deleteRunCredentials } from "./attempt-credentials.js";
 import type { PoolScope } from "./runner-tokens.js";
@@ -137,8 +138,8 @@ export async function requeueRun(db: Db, runId: string, now: number, actor: { us
 
 /**
  * Claims the oldest queued run: one atomic UPDATE … WHERE status='queued' … RETURNING on both
- * stores. PostgreSQL picks the row with FOR UPDATE SKIP LOCKED so concurrent runners do not
- * queue up behind each other; SQLite writers are serial anyway.
+ * stores. Where rows can be locked (PostgreSQL) the row is picked FOR UPDATE SKIP LOCKED, so
+ * concurrent runners do not queue up behind each other; elsewhere writers are serial anyway.
  */
 export async function claimNextRun(
   db: Db,
@@ -156,7 +157,7 @@ export async function claimNextRun(
     .orderBy("queued_at")
     .orderBy("id")
     .limit(1);
-  if (isPostgres(db)) pick = pick.forUpdate().skipLocked();
+  if (dialect(db).lockRows) pick = pick.forUpdate().skipLocked();
   return db
     .updateTable("runs")
     .set((eb) => ({

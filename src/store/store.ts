@@ -52,6 +52,8 @@ export interface StoreOptions {
   sqliteCheckpoint?: CheckpointTiming;
   /** The writer thread's compiled module; tests, which run src/, name the one in dist/. */
   sqliteWriterEntry?: URL;
+  /** The checkpoint thread's compiled module; tests, which run src/, name the one in dist/. */
+  sqliteCheckpointerEntry?: URL;
   /**
    * Whether a file store's event loop is busy, which sends its deliveries to the writer thread;
    * by default the process's own, sampled ({@link EventLoopWatch}). Tests pass a fixed one.
@@ -81,6 +83,8 @@ const SERVICE_CACHE_KIB = 2048;
 
 /** The writer thread's module, compiled beside this one. */
 const WRITER_ENTRY = new URL("./sqlite/writer-worker.js", import.meta.url);
+/** The checkpoint thread's module, compiled beside this one. */
+const CHECKPOINTER_ENTRY = new URL("./sqlite/checkpointer-worker.js", import.meta.url);
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqlitePath ?? ":memory:";
@@ -93,7 +97,15 @@ function openSqlite(options: StoreOptions): Store {
   // A file store checkpoints in a worker thread, not inside request commits. Every use of the
   // connection (a shared commit included) holds Kysely's one connection and the write turn, so
   // holding it pauses every write of the process.
-  const checkpointer = onFile ? startCheckpointer(file, (whileHeld) => db.connection().execute(whileHeld), options.sqliteCheckpoint) : undefined;
+  const checkpointer = onFile
+    ? startCheckpointer(
+        options.sqliteCheckpointerEntry ?? CHECKPOINTER_ENTRY,
+        file,
+        (whileHeld) => db.connection().execute(whileHeld),
+        options.sqliteCheckpoint,
+        (err) => options.log?.error({ err }, "the store's checkpoint thread stopped; the WAL grows until the service restarts"),
+      )
+    : undefined;
   const group = new GroupCommit(db, prepare);
   const writer =
     lock &&

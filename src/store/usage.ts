@@ -1,12 +1,13 @@
 import { sql } from "kysely";
-import { Compiled, isPostgres } from "./compiled.js";
+import { Compiled } from "./compiled.js";
+import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 
 /** Org counters for one UTC month; zeros when the month has no row yet. */
 export async function findOrgUsage(db: Db, orgId: string, month: string) {
   const row = await db.selectFrom("org_usage").selectAll().where("org_id", "=", orgId).where("month", "=", month).executeTakeFirst();
   return {
-    runs: Number(row?.runs ?? 0) + (isPostgres(db) ? await talliedRuns(db, orgId, month) : 0),
+    runs: Number(row?.runs ?? 0) + (dialect(db).runTallies ? await talliedRuns(db, orgId, month) : 0),
     costMicro: Number(row?.cost_micro ?? 0),
     inputTokens: Number(row?.input_tokens ?? 0),
     outputTokens: Number(row?.output_tokens ?? 0),
@@ -47,7 +48,7 @@ const foldTallies = new Compiled(
  * applies to the whole count.
  */
 export async function addOrgRuns(db: Db, orgId: string, month: string, delta: number, now: number): Promise<void> {
-  if (delta < 0 && isPostgres(db)) await foldTallies.run(db, [orgId, month, orgId, month, now]);
+  if (delta < 0 && dialect(db).runTallies) await foldTallies.run(db, [orgId, month, orgId, month, now]);
   await upsertOrgRuns.run(db, [orgId, month, Math.max(0, delta), now, delta, delta, now]);
 }
 

@@ -18,6 +18,8 @@ import { bootstrapAdmin } from "../tenancy/bootstrap.js";
 
 /** The compiled writer-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
 export const WRITER_ENTRY = new URL("../../dist/store/sqlite/writer-worker.js", import.meta.url);
+/** The compiled checkpoint-thread module, for the same reason. */
+export const CHECKPOINTER_ENTRY = new URL("../../dist/store/sqlite/checkpointer-worker.js", import.meta.url);
 
 /** SQLite always; PostgreSQL too when SERVICE_TEST_DATABASE_URL names a server. */
 export function storeKinds(): StoreKind[] {
@@ -48,6 +50,7 @@ export async function openTestStore(
       databaseUrl: "",
       sqlitePath: dir ? path.join(dir, "service.db") : sqlitePath,
       sqliteWriterEntry: WRITER_ENTRY,
+      sqliteCheckpointerEntry: CHECKPOINTER_ENTRY,
       ...sqliteOptions,
     });
     return {

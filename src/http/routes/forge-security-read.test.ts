@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { fixture } from "../../intake/fixtures/fixtures.js";
 import { findRun } from "../../store/runs.js";
 import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
@@ -259,5 +259,113 @@ describe.each(storeKinds())("security_read_enabled on GitHub and Forgejo on %s",
     } finally {
       await fj.server.close();
     }
+  });
+});
+
+describe.each(storeKinds())("a renewed GitLab security-read token is revoked once the attempts holding it end, on %s", (kind) => {
+  let t: TestApp;
+  let seed: Awaited<ReturnType<typeof seedTenancy>>;
+  let gl: FakeGitLab;
+  let hooks: FakeHooks;
+  let tokens: FakeGroupTokens;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    seed = await seedTenancy(t);
+    gl = await FakeGitLab.start();
+    hooks = FakeHooks.mount(gl.server, "gitlab");
+    hooks.hooks.set(GL_REPO, []);
+    tokens = FakeGroupTokens.mount(gl.server);
+    gl.tokenOwner.login = "gateway-bot";
+  });
+  afterAll(async () => {
+    await gl.server.close();
+    await t.close();
+  });
+
+  const revocations = () => gl.server.requests.filter((r) => r.method === "DELETE" && r.path.includes("/access_tokens/"));
+
+  it("keeps the predecessor while an attempt holds it; revokes it (GitLab's DELETE) when the attempt finishes, and the next one when its attempt is reclaimed", async () => {
+    const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
+      provider: "gitlab",
+      base_url: gl.server.url,
+      token: "glpat-owner",
+    });
+    const rb = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/repo-bots`, {
+      connection_id: c.body.id,
+      repo: GL_REPO,
+      bot_ids: ["review-pr"],
+      security_read_enabled: true,
+    });
+    expect(rb.status).toBe(200);
+    const [first] = tokens.active();
+    const hook = hooks.of(GL_REPO)[0]!;
+    const delivered = await t.app.inject({
+      method: "POST",
+      url: new URL(hook.url).pathname,
+      payload: JSON.stringify(fixture("gitlab-merge-request-open")),
+      headers: { "content-type": "application/json", "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": hook.secret },
+    });
+    const runId = JSON.parse(delivered.body).run_id as string;
+    const queue = t.services.runQueue;
+    const attempt = async () => {
+      const claim = (await queue.claim("test", 60_000))!;
+      expect(claim.run.id).toBe(runId);
+      const handed = await t.services.runCredentials.handOver(claim.run, claim.attempt, []);
+      expect(handed.kind).toBe("handed");
+      return { claim, token: handed.kind === "handed" ? handed.env.BOT_SECRET_FORGE_SECURITY_READ : undefined };
+    };
+
+    // Attempt 1 holds the first token; it is renewed under it.
+    const one = await attempt();
+    expect(one.token).toBe(first!.token);
+    t.clock.advance(23 * DAY + MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    t.clock.advance(10 * MINUTE);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    expect(first!.revoked).toBe(false);
+    expect(revocations()).toHaveLength(0);
+
+    // Its attempt ends: the predecessor is revoked on GitLab at once, the current token is not.
+    expect((await queue.finish(one.claim, { status: "failed_resumable", failureCode: "BOT_EXIT" })).finished).toBe(true);
+    await vi.waitFor(() => expect(first!.revoked).toBe(true));
+    expect(revocations().map((r) => r.path)).toEqual([`/api/v4/groups/acme/access_tokens/${first!.id}`]);
+    const [second] = tokens.active();
+    expect(second!.id).not.toBe(first!.id);
+
+    // Attempt 2 (a resume) holds the second; renewed again, its runner is lost and the attempt reclaimed.
+    expect((await seed.member.api.post(`/api/runs/${runId}/resume`)).status).toBe(200);
+    const two = await attempt();
+    expect(two.token).toBe(second!.token);
+    t.clock.advance(23 * DAY + MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    t.clock.advance(10 * MINUTE);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    expect(second!.revoked).toBe(false);
+    expect(await queue.reclaimExpiredLeases()).toBe(1);
+    await vi.waitFor(() => expect(second!.revoked).toBe(true));
+    expect(tokens.active()).toHaveLength(1);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    expect(await t.store.db.selectFrom("forge_tokens_to_revoke").selectAll().execute()).toEqual([]);
+  });
+
+  it("revokes a predecessor no attempt holds after the renewal's grace, and forgets one that has expired without a call", async () => {
+    const [current] = tokens.active();
+    t.clock.advance(23 * DAY + MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    t.clock.advance(5 * MINUTE);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(1);
+    expect(current!.revoked).toBe(true);
+
+    const [next] = tokens.active();
+    t.clock.advance(23 * DAY + MINUTE);
+    expect(await t.services.securityRead.renewDue()).toBe(1);
+    const calls = revocations().length;
+    t.clock.advance(8 * DAY);
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    expect(revocations()).toHaveLength(calls);
+    expect(next!.revoked).toBe(false);
+    expect(await t.store.db.selectFrom("forge_tokens_to_revoke").selectAll().execute()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHmac, generateKeyPairSync } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FakeForgejo } from "../../test-support/fake-forges/fake-forgejo.js";
 import { FakeGitHub } from "../../test-support/fake-forges/fake-github.js";
 import { FakeGitHubApp } from "../../test-support/fake-forges/fake-github-app.js";
@@ -147,5 +147,53 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
     const h = await handed(JSON.parse(res.body).run_id);
     expect(h.kind).toBe("handed");
     expect(app.issued.slice(before)).toMatchObject([{ repositories: ["widgets"] }]);
+  });
+});
+
+describe.each(storeKinds())("an installation token minted for one attempt on %s", (kind) => {
+  let t: TestApp;
+  let s: Seed;
+  let gh: FakeGitHub;
+  let app: FakeGitHubApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    s = await seedTenancy(t);
+    gh = await FakeGitHub.start();
+    app = FakeGitHubApp.mount(gh.server, { id: 7, slug: "acme-review", installationId: 42, publicKey: keys.publicKey, now: () => t.clock.now() });
+  });
+  afterAll(async () => {
+    await gh.server.close();
+    await t.close();
+  });
+
+  it("is revoked on GitHub (DELETE /installation/token) when its attempt ends, and not before", async () => {
+    const c = await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/connections`, {
+      provider: "github",
+      base_url: gh.server.url,
+      app_id: 7,
+      private_key: pem,
+      installation_id: 42,
+    });
+    const queue = t.services.runQueue;
+    const revoked = () => gh.server.requests.filter((r) => r.method === "DELETE" && r.path.endsWith("/installation/token"));
+    for (const end of ["finished", "cancelled"] as const) {
+      const r = await s.member.api.post("/api/runs", { team_id: s.team.id, bot: "review-pr", connection_id: c.body.id, project_path: WORLD.repo });
+      expect(r.status).toBe(201);
+      const claim = (await queue.claim("test", 60_000))!;
+      expect(claim.run.id).toBe(r.body.id);
+      const h = await t.services.runCredentials.handOver(claim.run, claim.attempt, []);
+      const minted = app.issued.at(-1)!;
+      expect(h).toEqual({ kind: "handed", env: { BOT_FORGE_TOKEN: minted.token } });
+      const calls = revoked().length;
+      expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+      expect(minted.revoked).toBe(false);
+      if (end === "cancelled") {
+        expect((await s.member.api.post(`/api/runs/${r.body.id}/cancel`)).body).toMatchObject({ cancel_requested: true });
+        await queue.finish(claim, { status: "cancelled" });
+      } else await queue.finish(claim, { status: "succeeded" });
+      await vi.waitFor(() => expect(minted.revoked).toBe(true));
+      expect(revoked()).toHaveLength(calls + 1);
+    }
   });
 });

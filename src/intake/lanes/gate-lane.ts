@@ -1,5 +1,5 @@
 import { BRANCH_IMPROVE_BOT } from "../../bots/bot-id.js";
-import type { PullRequestFacts } from "../../forge/forge-client.js";
+import type { PullRequestFacts } from "../../forges/shared/forge-client.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type FinalDecision, type LaunchPlan } from "../pipeline/delivery-decision.js";

@@ -1,6 +1,6 @@
 import type { EventKind, ForgeEvent, ForkFacts } from "../pipeline/delivery-event.js";
 import { githubLikeGate } from "./gate-parse.js";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../../forges/shared/draft-title.js";
 import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../pipeline/delivery-event.js";
 import { gitlabGate } from "./gate-parse.js";
-import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../pipeline/draft-title.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../../forges/shared/draft-title.js";
 import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
 
 /** Event header values (https://docs.gitlab.com/user/project/integrations/webhook_events/). */

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { isPostgres } from "../compiled.js";
+import { dialect } from "../dialect.js";
 
 /**
  * PostgreSQL only: an org's monthly run count, split across connections for launches that no
@@ -9,7 +9,7 @@ import { isPostgres } from "../compiled.js";
  */
 export const m0011PgOrgRunTallies: Migration = {
   async up(db: Kysely<any>) {
-    if (!isPostgres(db)) return;
+    if (!dialect(db).runTallies) return;
     await db.schema
       .createTable("org_run_tallies")
       .addColumn("org_id", "text", (c) => c.notNull().references("orgs.id"))

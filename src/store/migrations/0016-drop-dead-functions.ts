@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Migration } from "kysely";
-import { isPostgres } from "../compiled.js";
+import { dialect } from "../dialect.js";
 
 /** PostgreSQL only: functions earlier migrations installed that nothing calls any more. */
 export const m0016DropDeadFunctions: Migration = {
   async up(db: Kysely<any>) {
-    if (!isPostgres(db)) return;
+    if (!dialect(db).storedRoutines) return;
     await sql`
       drop routine if exists
         write_webhook_delivery(text, jsonb, jsonb, text, text),

@@ -47,8 +47,28 @@ export interface AttemptCredentialsTable {
   created_at: number;
 }
 
+/** A forge token the service minted and hands out no more, revoked once no running attempt holds it. */
+export interface ForgeTokensToRevokeTable {
+  /** SHA-256 hex of the token, as attempt_credentials records it. */
+  fingerprint: string;
+  team_id: string;
+  connection_id: string;
+  repo: string;
+  /** GitLab's access token id; null where the token itself is the handle (GitHub). */
+  forge_token_id: string | null;
+  /** The token, sealed under its fingerprint. */
+  sealed_key_id: string;
+  sealed_blob: string;
+  /** Epoch ms; past it there is nothing left to revoke. */
+  expires_at: number;
+  /** Epoch ms: not revoked before. */
+  not_before: number;
+  created_at: number;
+}
+
 export interface CredentialTables {
   api_keys: ApiKeysTable;
   workflow_secrets: WorkflowSecretsTable;
   attempt_credentials: AttemptCredentialsTable;
+  forge_tokens_to_revoke: ForgeTokensToRevokeTable;
 }

@@ -3,13 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { CHECKPOINTER_ENTRY } from "../../test-support/harness.js";
 import { openStore } from "../store.js";
 
 describe("WAL checkpoints off the request path", () => {
   it("copies committed rows into the database file while the store is open, losing none", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-"));
     const file = path.join(dir, "s.db");
-    const store = await openStore({ databaseUrl: "", sqlitePath: file });
+    const store = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY });
     for (let round = 0; round < 40; round++) {
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
@@ -35,7 +36,7 @@ describe("WAL checkpoints off the request path", () => {
     // The rows reached the database file while the store was open: the worker checkpointed.
     expect(fs.statSync(file).size).toBeGreaterThan(900_000);
     await store.close();
-    const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
+    const reopened = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY });
     const again = await reopened.db
       .selectFrom("webhook_call_counters")
       .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -48,7 +49,12 @@ describe("WAL checkpoints off the request path", () => {
   it("restarts the WAL under writes that never stop, so it stays the size of a few checkpoint periods", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-"));
     const file = path.join(dir, "s.db");
-    const store = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpoint: { everyMs: 100, flushEveryMs: 50 } });
+    const store = await openStore({
+      databaseUrl: "",
+      sqlitePath: file,
+      sqliteCheckpointerEntry: CHECKPOINTER_ENTRY,
+      sqliteCheckpoint: { everyMs: 100, flushEveryMs: 50 },
+    });
     // Rows appended in rowid order, no index: the pages a row dirties are mostly its own.
     await sql`create table filler (body blob not null)`.execute(store.db);
     const body = Buffer.alloc(1000, 7);
@@ -73,6 +79,21 @@ describe("WAL checkpoints off the request path", () => {
     expect(stored.rows[0]!.n).toBe(written);
     // Every row's 1,000 bytes went into the WAL at least once; restarted, the WAL reuses its pages.
     expect(reusesTheWal(), `${written} rows written, WAL peak ${walPeak} bytes`).toBe(true);
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("says so when its thread stops, and the store keeps writing", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-"));
+    const file = path.join(dir, "s.db");
+    const errors: unknown[] = [];
+    const log = { error: (fields: unknown) => void errors.push(fields) };
+    const store = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: new URL("./no-such-checkpointer.js", import.meta.url), log });
+    for (let waited = 0; errors.length === 0 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(errors).toHaveLength(1);
+    await store.tx((tx) => tx.insertInto("webhook_call_counters").values({ scope: "s", month: "2026-11", calls: 1 }).execute());
+    const row = await store.db.selectFrom("webhook_call_counters").select("calls").where("scope", "=", "s").executeTakeFirst();
+    expect(row?.calls).toBe(1);
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

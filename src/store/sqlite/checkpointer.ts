@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
 /** How often the WAL is copied back: seconds apart, a hot page is written once, not per commit. */
@@ -26,50 +25,11 @@ export interface CheckpointTiming {
 
 const DEFAULT_TIMING: CheckpointTiming = { everyMs: CHECKPOINT_EVERY_MS, flushEveryMs: WAL_FLUSH_EVERY_MS };
 
-// Plain CommonJS run by the worker (eval), so it loads the same way from src/ and dist/.
-// Messages: the worker sends "hold" and then "release"; the service answers "held" once its
-// writes wait, and sends "stop" to close.
-const WORKER_SOURCE = `
-const fs = require("node:fs");
-const { workerData, parentPort } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma("busy_timeout = 5000");
-// { busy, log, checkpointed }: the WAL's frames when the checkpoint began, and how many of them
-// are now in the database file.
-const checkpoint = () => { try { return db.pragma("wal_checkpoint(PASSIVE)")[0]; } catch { return undefined; } };
-let wal;
-// Flushing through a read-only descriptor is allowed on Linux and macOS; elsewhere it fails
-// quietly and the checkpoint's own sync does the work.
-const flushWal = () => { try { wal ??= fs.openSync(workerData.file + "-wal", "r"); fs.fdatasyncSync(wal); } catch {} };
-let holding = false;
-const tick = () => {
-  const done = checkpoint();
-  if (holding || done === undefined || done.log < workerData.restartAfterFrames) return;
-  // The next write restarts the WAL at its start only if no commit came in after a complete
-  // checkpoint, which never happens under steady writes: the WAL would grow without bound.
-  // Copy what came in during the long checkpoint now, and flush the WAL, then ask the
-  // service to pause its writes for a short last one: what it copies and syncs is small.
-  checkpoint();
-  flushWal();
-  holding = true;
-  parentPort.postMessage("hold");
-};
-const timers = [setInterval(tick, workerData.everyMs), setInterval(flushWal, workerData.flushEveryMs)];
-parentPort.on("message", (message) => {
-  if (message === "held") {
-    checkpoint();
-    holding = false;
-    parentPort.postMessage("release");
-    return;
-  }
-  timers.forEach(clearInterval);
-  checkpoint();
-  if (wal !== undefined) fs.closeSync(wal);
-  db.close();
-  parentPort.close();
-});
-`;
+/** What the checkpoint thread ({@link startCheckpointer}) is started with. */
+export interface CheckpointerData extends CheckpointTiming {
+  file: string;
+  restartAfterFrames: number;
+}
 
 /** Runs `whileHeld` with the store's writes waiting, and resolves when they may go on. */
 export type HoldWrites = (whileHeld: () => Promise<void>) => Promise<void>;
@@ -90,10 +50,21 @@ export interface Checkpointer {
  * the size of two seconds of commits, reused in place. Durability is unchanged: commits are
  * durable in the WAL before any checkpoint, and the held writes wait, they do not fail.
  */
-export function startCheckpointer(file: string, hold: HoldWrites, timing: CheckpointTiming = DEFAULT_TIMING): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, ...timing, restartAfterFrames: RESTART_AFTER_FRAMES } });
+export function startCheckpointer(
+  entry: URL,
+  file: string,
+  hold: HoldWrites,
+  timing: CheckpointTiming = DEFAULT_TIMING,
+  /** Told when the thread stops unasked: checkpoints stop with it, and the WAL grows until the store is reopened. */
+  onStopped: (err: Error) => void = () => undefined,
+): Checkpointer {
+  const data: CheckpointerData = { file, ...timing, restartAfterFrames: RESTART_AFTER_FRAMES };
+  const worker = new Worker(entry, { workerData: data });
   worker.unref();
+  let stopping = false;
+  worker.on("error", (err) => {
+    if (!stopping) onStopped(err);
+  });
   let release: (() => void) | undefined;
   const held = () =>
     new Promise<void>((resolve) => {
@@ -117,6 +88,7 @@ export function startCheckpointer(file: string, hold: HoldWrites, timing: Checkp
   );
   return {
     async stop() {
+      stopping = true;
       // Unreferenced, the worker would not keep the process up until it has stopped.
       worker.ref();
       worker.postMessage("stop");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { testDeliveryRow, testRunRow } from "../../test-support/rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, WRITER_ENTRY, type TestStore } from "../../test-support/harness.js";
+import { CHECKPOINTER_ENTRY, openTestStore, WRITER_ENTRY, type TestStore } from "../../test-support/harness.js";
 import { listDeliveries, type NewDelivery } from "../deliveries.js";
 import { isStoreUnavailable, isUniqueViolation } from "../errors.js";
 import type { CallLimits, DeliveryCommit } from "../delivery-ledger.js";
@@ -169,7 +169,7 @@ describe("a writer thread that stops", () => {
     // Reported once, as the stop it was, with the deliveries it failed.
     expect(stops).toEqual([[first, 1]]);
 
-    const store = await openStore({ databaseUrl: "", sqlitePath: file });
+    const store = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY });
     await store.close();
     expect(await writer.commit({ row: row("dlv_y", "team_x") })).toEqual({ kind: "recorded" });
     await writer.close();
@@ -177,7 +177,7 @@ describe("a writer thread that stops", () => {
     // A stop asked for is not reported.
     expect(stops).toHaveLength(1);
 
-    const reopened = await openStore({ databaseUrl: "", sqlitePath: file });
+    const reopened = await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY });
     expect((await reopened.db.selectFrom("webhook_deliveries").select("id").execute()).map((r) => r.id)).toEqual(["dlv_y"]);
     await reopened.close();
   });
@@ -192,7 +192,7 @@ describe("a writer thread that stops", () => {
       );
     expect([await attempt(), await attempt()]).toEqual([WRITER_STOPPED, WRITER_STOPPED]);
     // The store exists now, but no thread is started during the pause: the delivery still fails.
-    await (await openStore({ databaseUrl: "", sqlitePath: file })).close();
+    await (await openStore({ databaseUrl: "", sqlitePath: file, sqliteCheckpointerEntry: CHECKPOINTER_ENTRY })).close();
     expect(await attempt()).toBe(WRITER_STOPPED);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await attempt()).toBe("stored");

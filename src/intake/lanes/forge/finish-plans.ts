@@ -1,4 +1,4 @@
-import type { PullRequestFacts } from "../../../forge/forge-client.js";
+import type { PullRequestFacts } from "../../../forges/shared/forge-client.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { layerVars } from "../../pipeline/launch-vars.js";
 import type { LaunchPlan } from "../../pipeline/launch-plan.js";

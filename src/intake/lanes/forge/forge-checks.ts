@@ -1,5 +1,5 @@
-import type { ForgeClient, ForgeError, PullRequestFacts, ThreadFacts } from "../../../forge/forge-client.js";
-import { roleAtLeast } from "../../../forge/forge-roles.js";
+import type { ForgeClient, ForgeError, PullRequestFacts, ThreadFacts } from "../../../forges/shared/forge-client.js";
+import { roleAtLeast } from "../../../forges/shared/forge-roles.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";
 import { normaliseLogin } from "../../pipeline/filters.js";
 import type { ForgeCheck, ThreadCheck } from "./forge-check.js";

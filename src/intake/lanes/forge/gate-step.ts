@@ -1,4 +1,4 @@
-import type { ForgeClient } from "../../../forge/forge-client.js";
+import type { ForgeClient } from "../../../forges/shared/forge-client.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";

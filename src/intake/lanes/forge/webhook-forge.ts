@@ -1,6 +1,6 @@
 import type { CredentialStore } from "../../../credentials/credential-store.js";
-import type { ForgeClient } from "../../../forge/forge-client.js";
-import type { ForgeClients } from "../../../forge/forge-clients.js";
+import type { ForgeClient } from "../../../forges/shared/forge-client.js";
+import type { ForgeClients } from "../../../forges/forge-clients.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import type { ForgeProvider } from "../../pipeline/delivery-event.js";
 

@@ -1,0 +1,78 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import { ServiceError } from "../core/errors.js";
+import { Periodic } from "../core/periodic.js";
+import type { Sealer } from "../core/sealer.js";
+import { openTokenToRevoke } from "../credentials/tokens-to-revoke.js";
+import { deleteTokenToRevoke, takeTokensToRevoke, type TokenToRevokeRow } from "../store/forge-tokens-to-revoke.js";
+import type { Store } from "../store/store.js";
+import type { ConnectionService } from "./connection-service.js";
+
+/** A pass also runs whenever an attempt ends; this one catches what those missed (a crash, another replica's attempt). */
+const PASS_EVERY_MS = 60_000;
+const BATCH = 50;
+/** A taken token is left to its replica this long; one whose revocation failed is tried again after it. */
+const LEASE_MS = 5 * 60_000;
+
+export interface TokenRevocationsDeps {
+  store: Store;
+  clock: Clock;
+  sealer: Sealer;
+  connections: Pick<ConnectionService, "open">;
+  log: Logger;
+}
+
+/**
+ * Revokes on their forge the tokens the service minted and no longer hands out (a renewed
+ * security-read token's predecessor, an App installation token minted for one attempt) as soon
+ * as no running attempt holds them: the attempts that were handed one have finished, failed,
+ * been cancelled or been reclaimed. One past its expiry is only forgotten.
+ */
+export class TokenRevocations {
+  private readonly periodic: Periodic;
+
+  constructor(private readonly deps: TokenRevocationsDeps) {
+    this.periodic = new Periodic("forge token revocation", PASS_EVERY_MS, () => this.revokeReleased(), deps.log);
+  }
+
+  start(): this {
+    this.periodic.start();
+    return this;
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
+  }
+
+  /** An attempt ended: a pass now (or the one in progress), off the caller's path. */
+  attemptEnded(): void {
+    this.periodic.run().catch((err: unknown) => this.deps.log.warn({ err }, "forge token revocation failed; retried at the next pass"));
+  }
+
+  /** One pass: every token due that no running attempt holds is revoked (or forgotten when expired). Answers how many were revoked. */
+  async revokeReleased(): Promise<number> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    let revoked = 0;
+    for (const row of await takeTokensToRevoke(store.db, now, LEASE_MS, BATCH)) {
+      try {
+        if (row.expires_at > now && (await this.revoke(row))) revoked++;
+        await deleteTokenToRevoke(store.db, row.fingerprint);
+      } catch (err) {
+        this.deps.log.warn({ err, connection_id: row.connection_id, repo: row.repo }, "revoking a forge token failed; tried again later");
+      }
+    }
+    return revoked;
+  }
+
+  /** False when its connection is gone: nothing is left to revoke it with. */
+  private async revoke(row: TokenToRevokeRow): Promise<boolean> {
+    const conn = await this.deps.connections.open(this.deps.store.db, row.team_id, row.connection_id).catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === "not_found") return undefined;
+      throw err;
+    });
+    if (!conn) return false;
+    await conn.securityTokens().revokeOne(row.repo, { token: openTokenToRevoke(this.deps.sealer, row), forgeTokenId: row.forge_token_id });
+    return true;
+  }
+}
