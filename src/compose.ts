@@ -39,7 +39,7 @@ import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
 import { IssueCards } from "./intake/issue-cards.js";
-import { ParkedLaunches } from "./intake/parked/parked-launches.js";
+import { ParkedLaunches } from "./intake/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { StatusReporter } from "./reporting/status-reporter.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import type { DeliveryTargets } from "../intake/delivery-targets.js";
-import { providers } from "../intake/providers/registry.js";
+import { providers } from "../forges/providers.js";
 import type { Principal } from "../tenancy/access.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
 import type { DeliveryLog } from "./delivery-log.js";

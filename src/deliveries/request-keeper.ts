@@ -6,11 +6,11 @@ import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
 import { inBatches, Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
-import { providers } from "../intake/providers/registry.js";
+import { providers } from "../forges/providers.js";
 import { deleteKeptRequestsBefore, findKeptRequestOf, insertKeptRequest, linkKeptRequest } from "../store/kept-requests.js";
 import type { Store } from "../store/store.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
-import type { KeptRequestSettings } from "./kept-request-settings.js";
+import type { KeptRequestSettings } from "../config/config.js";
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);

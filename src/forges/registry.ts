@@ -6,11 +6,12 @@ import type { Forge } from "./shared/forge.js";
 
 /**
  * The spec's neutral provider names and the real forges they are (SPEC-NOTES §1): the one place
- * they meet. Inside src/forges/ a forge goes by its own name. Every forge provider maps to its
- * forge; leaving one out is a compile error. Generic has no forge.
+ * they meet; inside src/forges/ a forge goes by its own name. Every forge provider maps to its
+ * forge, and a forge whose deliveries carry another name, or one left out, is a compile error.
+ * Generic has no forge.
  */
 export const forges = {
   forge_a: gitlab,
   forge_b: github,
   forge_c: forgejo,
-} satisfies Record<ForgeProviderName, Forge>;
+} satisfies { [N in ForgeProviderName]: Forge<N> };

@@ -1,5 +1,5 @@
 import type { DeliveryOutcome, LaunchResultOf } from "../intake/delivery-outcome.js";
-import type { ParkResult } from "../intake/parked/parked-launches.js";
+import type { ParkResult } from "../intake/parked-launches.js";
 import { errorAnswer, type Answer } from "./error-handler.js";
 import { denialAnswer } from "./send-denial.js";
 

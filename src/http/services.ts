@@ -29,7 +29,7 @@ import type { RunnerDesk } from "../runs/desk/runner-desk.js";
 import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
 import type { RunLogs } from "../runs/run-logs.js";
 import type { PreviousSecretSweep } from "../webhooks/previous-secret-sweep.js";
-import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
+import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
 import type { RetrySweeper } from "../runs/retry-sweeper.js";

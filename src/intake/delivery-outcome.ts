@@ -1,9 +1,9 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
 import type { DeliveryTarget } from "./delivery-targets.js";
-import type { HeaderBag } from "./pipeline/headers.js";
-import type { ParkResult } from "./parked/parked-launches.js";
-import type { BodyAuth } from "./providers/provider.js";
+import type { HeaderBag } from "../forges/shared/headers.js";
+import type { ParkResult } from "./parked-launches.js";
+import type { BodyAuth } from "../forges/shared/provider.js";
 
 /** What is known of a delivery before its body is read. */
 export interface DeliveryHead {

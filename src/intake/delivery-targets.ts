@@ -3,7 +3,7 @@ import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { Change, ChangeFeed } from "../core/change-feed.js";
 import type { Sealer } from "../core/sealer.js";
-import { loadDeliveryTarget, type DeliveryOwner } from "../store/delivery-target.js";
+import { loadDeliveryTarget, type DeliveryOwner } from "../store/delivery-path/load-delivery-target.js";
 import type { Store } from "../store/store.js";
 import type { StoredWebhookSecrets, WebhookConfig } from "../webhooks/webhook-config.js";
 import { configFromRow, secretsFromRow } from "../webhooks/webhook-record.js";

@@ -1,5 +1,4 @@
-import { effectiveLimit } from "../admission/decide-launch.js";
-import type { OrgLimitDefaults } from "../config/config.js";
+import { effectiveLimit, type OrgLimitDefaults } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
 import { invalid } from "../core/errors.js";
 import { microToUsd } from "../core/money.js";

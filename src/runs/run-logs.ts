@@ -2,16 +2,12 @@ import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { notFound } from "../core/errors.js";
 import { inBatches, Periodic } from "../core/periodic.js";
-import { appendRunLog, attemptStatus, deleteRunLogsBefore, findRunLog, readRunLogChunks, type LogBounds } from "../store/run-logs.js";
+import { appendRunLog, attemptStatus, deleteRunLogsBefore, findRunLog, readRunLogChunks } from "../store/run-logs.js";
+import type { RunLogSettings } from "../config/config.js";
 import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { AttemptOutputStore, OutputChunk } from "./runner/bot-output.js";
 import { visibleRun } from "./visible-run.js";
-
-export interface RunLogSettings extends LogBounds {
-  /** An attempt's output is forgotten this long after its last line. */
-  retentionMs: number;
-}
 
 /** One read of an attempt's output from a byte offset. */
 export interface LogSlice {

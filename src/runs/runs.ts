@@ -9,7 +9,8 @@ import type { BotQuestion } from "./runner/bot-output.js";
 import type { Db, Store } from "../store/store.js";
 import type { PoolScope } from "../store/runner-tokens.js";
 import { armRetry, countDeadLetters, deadLetter, retryLayersOf } from "../store/run-retries.js";
-import { planRetry, resolveRetryPolicy, type RetryPlan, type RetryPolicy } from "./retry-policy.js";
+import { planRetry, resolveRetryPolicy, type RetryPlan } from "./retry-policy.js";
+import type { RetryPolicy } from "../config/config.js";
 
 /** A run as a runner holds it: the claim token proves the lease on every later call. */
 export interface ClaimedRun {

@@ -1,5 +1,6 @@
-import { CompiledQuery, type Kysely } from "kysely";
+import { CompiledQuery, type Insertable, type Kysely } from "kysely";
 import { dialect } from "./dialect.js";
+import type { NewRowDefaults } from "./schema/new-row.js";
 import { batchStatements } from "./sqlite/group-commit.js";
 
 /**
@@ -47,18 +48,18 @@ export class Compiled<Row = unknown> {
 }
 
 /**
- * `insert into <table> (<columns>) values (?, …)` writing every column, in `columns`' key order.
- * `columns` names each column with the value a row that leaves it out gets (the table's own
- * column default, repeated here, or null). Its type asks for every key of `Row`, so a column
- * added to the table and not listed here fails to compile, by name.
+ * `insert into <table> (<columns>) values (?, …)` writing every column of the table's
+ * {@link NewRowDefaults}, in its key order; a column a row leaves out gets its default there.
  */
-export function compiledInsert<Row extends Record<string, unknown>>(table: string, columns: { [K in keyof Required<Row>]: Row[K] | null }) {
+export function compiledInsert<Table>(table: string, columns: NewRowDefaults<Table>) {
+  type Row = Insertable<Table>;
   const names = Object.keys(columns) as (keyof Row & string)[];
+  const defaults = columns as unknown as Row;
   const statement = new Compiled(`insert into "${table}" (${names.map((c) => `"${c}"`).join(", ")}) values (${names.map(() => "?").join(", ")})`);
   return (db: Kysely<any>, row: Row) =>
     statement.run(
       db,
-      names.map((c) => row[c] ?? columns[c] ?? null),
+      names.map((c) => row[c] ?? defaults[c] ?? null),
     );
 }
 

@@ -1,43 +1,13 @@
 import type { Insertable, Selectable } from "kysely";
 import type { WebhookDeliveriesTable } from "./schema/webhooks.js";
-import { Compiled, compiledInsert } from "./compiled.js";
+import type { KeyHolder } from "./delivery-path/find-delivery-by-key.js";
 import type { Db } from "./db.js";
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewDelivery = Insertable<WebhookDeliveriesTable>;
 
-const insertDeliveryRow = compiledInsert<NewDelivery>("webhook_deliveries", {
-  id: null,
-  tenant_id: null,
-  webhook_id: null,
-  provider: null,
-  status: null,
-  idempotency_key: null,
-  payload_sha256: null,
-  event_kind: null,
-  event_action: null,
-  project_path: null,
-  subject_id: null,
-  subject_sha: null,
-  parent_subject_id: null,
-  source_ip: null,
-  bot_id: null,
-  run_id: null,
-  reason: null,
-  denial_reason: null,
-  refusal_code: null,
-  forge_delivery_id: null,
-  launched_at: null,
-  failed_at: null,
-  attempts: 0,
-  created_at: null,
-  updated_at: null,
-});
-
-/** Inserts one delivery row; a duplicate (tenant_id, idempotency_key) raises a unique violation. */
-export async function insertDelivery(db: Db, row: NewDelivery): Promise<void> {
-  await insertDeliveryRow(db, row);
-}
+export { insertDelivery } from "./delivery-path/insert-delivery.js";
+export { findDeliveryByKey, type KeyHolder } from "./delivery-path/find-delivery-by-key.js";
 
 /** A webhook's deliveries, newest first. */
 export function listDeliveries(db: Db, webhookId: string, limit: number): Promise<DeliveryRow[]> {
@@ -49,17 +19,6 @@ export function listDeliveries(db: Db, webhookId: string, limit: number): Promis
     .orderBy("id", "desc")
     .limit(limit)
     .execute();
-}
-
-/** What a delivery needs of the row that holds its key: a duplicate names it and its run; a launch_error is retried. */
-export type KeyHolder = Pick<DeliveryRow, "id" | "run_id" | "status">;
-
-// Three columns, not the row: every duplicate reads it, and decoding all ~25 took twice as long.
-const deliveryByKey = new Compiled<KeyHolder>(`select "id", "run_id", "status" from "webhook_deliveries" where "tenant_id" = ? and "idempotency_key" = ?`);
-
-/** The delivery holding an idempotency key of a tenant, if any. */
-export async function findDeliveryByKey(db: Db, tenantId: string, key: string): Promise<KeyHolder | undefined> {
-  return (await deliveryByKey.rows(db, [tenantId, key]))[0];
 }
 
 /**

@@ -1,7 +1,6 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from "kysely";
 import type { Database } from "./schema/index.js";
 import type { RunStatus, RunsTable } from "./schema/runs.js";
-import { Compiled, compiledInsert } from "./compiled.js";
 import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 import { deleteRunCredentials } from "./attempt-credentials.js";
@@ -10,53 +9,7 @@ import { deleteRunLogs } from "./run-logs.js";
 
 export type RunRow = Selectable<RunsTable>;
 
-const insertRunRow = compiledInsert<Insertable<RunsTable>>("runs", {
-  id: null,
-  org_id: null,
-  team_id: null,
-  bot_id: null,
-  status: null,
-  vars: null,
-  repo_url: null,
-  repo_ref: null,
-  project_path: null,
-  connection_id: null,
-  subject_id: null,
-  parent_subject_id: null,
-  webhook_id: null,
-  delivery_id: null,
-  source: null,
-  actor_user_id: null,
-  actor_kind: null,
-  attempt: 1,
-  metered_attempt: 0,
-  metered: 0,
-  metered_month: null,
-  retry_at: null,
-  auto_retries: 0,
-  runner_losses: 0,
-  dead_lettered_at: null,
-  dead_letter_reason: null,
-  failure_code: null,
-  failure_detail: null,
-  cancel_requested: 0,
-  claim_token: null,
-  claimed_by: null,
-  lease_expires_at: null,
-  queued_at: null,
-  created_at: null,
-  updated_at: null,
-  started_at: null,
-  finished_at: null,
-  question: null,
-  answer: null,
-  summary: null,
-});
-
-/** Publishes a run: the runs table is the queue. */
-export async function insertRun(db: Db, row: Insertable<RunsTable>): Promise<void> {
-  await insertRunRow(db, row);
-}
+export { insertRun } from "./delivery-path/insert-run.js";
 
 export function findRun(db: Db, id: string): Promise<RunRow | undefined> {
   return db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirst();
@@ -69,16 +22,18 @@ export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStat
   return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
 }
 
-const meterAttempt = new Compiled(
-  `update "runs" set "metered_attempt" = "attempt", "metered" = 1, "metered_month" = ? where "id" = ? and "metered_attempt" < "attempt"`,
-);
-
 /**
  * Marks the run's current attempt as counted, once: true only for the call that flipped it,
  * so the caller increments org_usage.runs exactly once per run attempt.
  */
 export async function markAttemptMetered(db: Db, runId: string, month: string): Promise<boolean> {
-  return (await meterAttempt.run(db, [month, runId])) === 1;
+  const r = await db
+    .updateTable("runs")
+    .set((eb) => ({ metered_attempt: eb.ref("attempt"), metered: 1, metered_month: month }))
+    .where("id", "=", runId)
+    .whereRef("metered_attempt", "<", "attempt")
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Hand-back: un-counts the run's launch once; returns the org and month to decrement, if it flipped. */

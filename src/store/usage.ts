@@ -1,5 +1,4 @@
 import { sql } from "kysely";
-import { Compiled } from "./compiled.js";
 import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 
@@ -15,13 +14,7 @@ export async function findOrgUsage(db: Db, orgId: string, month: string) {
   };
 }
 
-/** Adds `delta` launches to the month's run counter (negative for a hand-back, floored at 0). */
-const upsertOrgRuns = new Compiled(
-  `insert into "org_usage" ("org_id", "month", "runs", "cost_micro", "input_tokens", "output_tokens", "aggregate_tokens", "updated_at")
-   values (?, ?, ?, 0, 0, 0, 0, ?)
-   on conflict ("org_id", "month") do update set
-     "runs" = case when "org_usage"."runs" + ? < 0 then 0 else "org_usage"."runs" + ? end, "updated_at" = ?`,
-);
+export { addOrgRuns } from "./delivery-path/add-org-runs.js";
 
 /** Runs of the month counted on its tallies (PostgreSQL, migration 0011). */
 async function talliedRuns(db: Db, orgId: string, month: string): Promise<number> {
@@ -32,24 +25,6 @@ async function talliedRuns(db: Db, orgId: string, month: string): Promise<number
     .where("month", "=", month)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-/** Moves the month's tallies into `org_usage.runs` (PostgreSQL, migration 0011). */
-const foldTallies = new Compiled(
-  `with folded as (delete from "org_run_tallies" where "org_id" = ? and "month" = ? returning "runs")
-   insert into "org_usage" ("org_id", "month", "runs", "cost_micro", "input_tokens", "output_tokens", "aggregate_tokens", "updated_at")
-   select ?, ?, sum("runs"), 0, 0, 0, 0, ? from folded having count(*) > 0
-   on conflict ("org_id", "month") do update set "runs" = "org_usage"."runs" + excluded."runs", "updated_at" = excluded."updated_at"`,
-);
-
-/**
- * Adds `delta` runs (never below 0) to the org's month: the metering step of the gate, and
- * with -1 a launch's hand-back. A hand-back folds the month's tallies in first, so the floor
- * applies to the whole count.
- */
-export async function addOrgRuns(db: Db, orgId: string, month: string, delta: number, now: number): Promise<void> {
-  if (delta < 0 && dialect(db).runTallies) await foldTallies.run(db, [orgId, month, orgId, month, now]);
-  await upsertOrgRuns.run(db, [orgId, month, Math.max(0, delta), now, delta, delta, now]);
 }
 
 export interface SpendDelta {
@@ -143,20 +118,6 @@ export async function countActiveRunsByTeam(db: Db, orgId: string): Promise<Map<
 
 const DAY_MS = 86_400_000;
 
-/** Runs created per UTC day (day number since the epoch) in [from, to), over the org's teams (the runs_team_created index). */
-const runsPerDay = new Compiled<{ day: number | string; n: number | string }>(
-  `select "created_at" / ${DAY_MS} as "day", count(*) as "n" from "runs"
-   where "team_id" in (select "id" from "teams" where "org_id" = ?) and "created_at" >= ? and "created_at" < ?
-   group by "created_at" / ${DAY_MS}`,
-);
-
-/** Spend recorded per UTC day in the org's usage month: the usage reports that charged `org_usage`. */
-const spendPerDay = new Compiled<{ day: number | string; cost: number | string }>(
-  `select "created_at" / ${DAY_MS} as "day", sum("cost_micro") as "cost" from "run_usage_events"
-   where "org_id" = ? and "month" = ?
-   group by "created_at" / ${DAY_MS}`,
-);
-
 /**
  * The org's month day by day, from `from` (the month's first instant) up to `to`: runs created
  * and spend (micro-USD) recorded each UTC day, every day present (zeros included), oldest first.
@@ -168,8 +129,27 @@ export async function listOrgDailyUsage(
   from: number,
   to: number,
 ): Promise<{ dayStart: number; runs: number; costMicro: number }[]> {
-  const runs = new Map((await runsPerDay.rows(db, [orgId, from, to])).map((r) => [Number(r.day), Number(r.n)]));
-  const cost = new Map((await spendPerDay.rows(db, [orgId, month])).map((r) => [Number(r.day), Number(r.cost)]));
+  // Runs created per UTC day in [from, to), over the org's teams (the runs_team_created index).
+  const runDay = sql<number>`${sql.ref("created_at")} / ${sql.lit(DAY_MS)}`;
+  const runsPerDay = await db
+    .selectFrom("runs")
+    .select((eb) => [runDay.as("day"), eb.fn.countAll<number | string>().as("n")])
+    .where("team_id", "in", (eb) => eb.selectFrom("teams").select("id").where("org_id", "=", orgId))
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .groupBy(runDay)
+    .execute();
+  // Spend recorded per UTC day in the org's usage month: the usage reports that charged `org_usage`.
+  const spendDay = sql<number>`${sql.ref("created_at")} / ${sql.lit(DAY_MS)}`;
+  const spendPerDay = await db
+    .selectFrom("run_usage_events")
+    .select((eb) => [spendDay.as("day"), eb.fn.sum<number | string>("cost_micro").as("cost")])
+    .where("org_id", "=", orgId)
+    .where("month", "=", month)
+    .groupBy(spendDay)
+    .execute();
+  const runs = new Map(runsPerDay.map((r) => [Number(r.day), Number(r.n)]));
+  const cost = new Map(spendPerDay.map((r) => [Number(r.day), Number(r.cost)]));
   const days: { dayStart: number; runs: number; costMicro: number }[] = [];
   for (let day = Math.floor(from / DAY_MS); day * DAY_MS < to; day++) {
     days.push({ dayStart: day * DAY_MS, runs: runs.get(day) ?? 0, costMicro: cost.get(day) ?? 0 });

@@ -1,33 +1,19 @@
 import type { NewDelivery } from "../store/deliveries.js";
+import { NEW_DELIVERY } from "../store/schema/webhooks.js";
 import { newRunRow } from "../admission/new-run-row.js";
 import type { RunRow } from "../store/runs.js";
 
 /** A filtered delivery row under its own key, every column named; `over` sets the rest. */
 export function testDeliveryRow(id: string, over: Partial<NewDelivery> = {}): NewDelivery {
   return {
+    ...NEW_DELIVERY,
     id,
     tenant_id: "team_t",
     webhook_id: "whk_t",
     provider: "forge_b",
     status: "filtered",
     idempotency_key: `row|${id}`,
-    payload_sha256: null,
-    event_kind: null,
-    event_action: null,
-    project_path: null,
-    subject_id: null,
-    subject_sha: null,
-    parent_subject_id: null,
-    source_ip: null,
-    bot_id: null,
-    run_id: null,
     reason: "filtered",
-    denial_reason: null,
-    refusal_code: null,
-    forge_delivery_id: null,
-    launched_at: null,
-    failed_at: null,
-    attempts: 0,
     created_at: 1,
     updated_at: 1,
     ...over,

@@ -1,9 +1,11 @@
 import type { Forge } from "../shared/forge.js";
 import { githubApi } from "./github-api.js";
 import { githubHooks } from "./github-hooks.js";
+import { githubWebhook } from "./github-webhook.js";
 
 /** GitHub and GitHub Enterprise Server. */
 export const github = {
+  provider: githubWebhook,
   api: githubApi,
   hooks: { build: githubHooks, headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" } },
 } satisfies Forge;

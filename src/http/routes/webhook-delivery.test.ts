@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { monthOf } from "../../core/month.js";
-import { standardSecret } from "../../intake/pipeline/verify-standard-webhook.js";
+import { standardSecret } from "../../forges/shared/verify-standard-webhook.js";
 import { monthlyWebhookCalls } from "../../store/webhook-calls.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 

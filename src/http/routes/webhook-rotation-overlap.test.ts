@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
-import { standardSecret } from "../../intake/pipeline/verify-standard-webhook.js";
+import { standardSecret } from "../../forges/shared/verify-standard-webhook.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
 const examples = loadGithubExamples();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideDelivery } from "../pipeline/decide-delivery.js";
-import type { ForgeProvider } from "../pipeline/delivery-event.js";
+import { decideDelivery } from "./decide-delivery.js";
+import type { ForgeProvider } from "../../forges/shared/delivery-event.js";
 import { deliveryContext, fixture, forgeEvent, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
 
 /**

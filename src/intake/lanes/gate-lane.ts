@@ -3,7 +3,7 @@ import type { PullRequestFacts } from "../../forges/shared/forge-client.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type FinalDecision, type LaunchPlan } from "../pipeline/delivery-decision.js";
-import type { ForgeEvent, GateCheck } from "../pipeline/delivery-event.js";
+import type { ForgeEvent, GateCheck } from "../../forges/shared/delivery-event.js";
 import { authorAllowed, notHeld, projectAllowed } from "../pipeline/filters.js";
 import { layerVars } from "../pipeline/launch-vars.js";
 import { botPermitted } from "../pipeline/route-bots.js";

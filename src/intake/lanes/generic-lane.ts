@@ -1,13 +1,13 @@
 import { lineFault, textFault } from "../../core/names.js";
-import { nulField, nulMessage } from "../../runs/nul-field.js";
+import { nulField, nulMessage } from "../../core/nul-field.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { MAX_VAR_VALUE_BYTES, MAX_VARS, VAR_KEY_RE } from "../../webhooks/field-parsers.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../pipeline/delivery-decision.js";
-import type { GenericEvent } from "../pipeline/delivery-event.js";
+import type { GenericEvent } from "../../forges/shared/delivery-event.js";
 import { projectAllowed } from "../pipeline/filters.js";
 import { genericKey } from "../pipeline/idempotency-keys.js";
-import { asObject, at } from "../pipeline/json-guards.js";
+import { asObject, at } from "../../forges/shared/json-guards.js";
 import { layerVars } from "../pipeline/launch-vars.js";
 import { routeBots } from "../pipeline/route-bots.js";
 

@@ -2,7 +2,7 @@ import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { isCommandNote } from "../pipeline/command-note.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, type DeliveryDecision } from "../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../forges/shared/delivery-event.js";
 import { decideCommand } from "./forge/command-lane.js";
 import { decideReviewRequest, requestsBot } from "./forge/review-request-lane.js";
 import { decideThreadReply } from "./forge/thread-reply-lane.js";

@@ -2,7 +2,7 @@ import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type LaunchPlan } from "../pipeline/delivery-decision.js";
 import type { CardSeed } from "../pipeline/launch-plan.js";
-import type { ForgeEvent } from "../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../forges/shared/delivery-event.js";
 import { labelAllowed, notHeld, projectAllowed } from "../pipeline/filters.js";
 import { issueLabelKey, withBotSegment } from "../pipeline/idempotency-keys.js";
 import { layerVars } from "../pipeline/launch-vars.js";

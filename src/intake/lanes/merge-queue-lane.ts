@@ -2,7 +2,7 @@ import { BRANCH_IMPROVE_BOT } from "../../bots/bot-id.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../forges/shared/delivery-event.js";
 import { authorAllowed, notFork, notHeld, projectAllowed } from "../pipeline/filters.js";
 import { githubPullKey, healKey } from "../pipeline/idempotency-keys.js";
 import { layerVars } from "../pipeline/launch-vars.js";

@@ -2,7 +2,7 @@ import { BRANCH_IMPROVE_BOT } from "../../bots/bot-id.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { identityLogins, type DeliveryContext } from "../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision, type LaunchPlan } from "../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../forges/shared/delivery-event.js";
 import { authorAllowed, normaliseLogin, notFork, notHeld, projectAllowed } from "../pipeline/filters.js";
 import { forgejoPullKey, githubPullKey, mergeRequestKey, withBotSegment } from "../pipeline/idempotency-keys.js";
 import { layerVars } from "../pipeline/launch-vars.js";

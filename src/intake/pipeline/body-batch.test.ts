@@ -4,7 +4,7 @@ import { tokenMatches } from "../../webhooks/webhook-token.js";
 import { BodyBatch } from "./body-batch.js";
 import { fixtureBytes, githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
 import { prepareBody, type BodyJob } from "./prepare-body.js";
-import { hmacSha256Hex } from "./verify-signature.js";
+import { hmacSha256Hex } from "../../forges/shared/verify-signature.js";
 
 const examples = loadGithubExamples();
 const SECRET = "wh_body_secret";

@@ -2,9 +2,9 @@ import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { normaliseLogin } from "./filters.js";
 import type { IsKnownBot } from "./route-bots.js";
 
-import type { GateSettings } from "./delivery-event.js";
+import type { GateSettings } from "../../forges/shared/delivery-event.js";
 
-export type { GateSettings } from "./delivery-event.js";
+export type { GateSettings } from "../../forges/shared/delivery-event.js";
 
 /** What the wiring knows beyond the config and the payload. */
 export interface DeliveryContext {

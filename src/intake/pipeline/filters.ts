@@ -1,5 +1,5 @@
 import type { ProviderName } from "../../webhooks/webhook-config.js";
-import type { ForgeEvent } from "./delivery-event.js";
+import type { ForgeEvent } from "../../forges/shared/delivery-event.js";
 
 export type FilterResult = { pass: true } | { pass: false; reason: string };
 

@@ -1,9 +1,9 @@
 import { sha256Hex } from "../../core/secrets.js";
 import type { ProviderName } from "../../webhooks/webhook-config.js";
-import type { DeliveryEvent } from "./delivery-event.js";
-import type { HeaderBag } from "./headers.js";
-import type { BodyAuth } from "../providers/provider.js";
-import { providers } from "../providers/registry.js";
+import type { DeliveryEvent } from "../../forges/shared/delivery-event.js";
+import type { HeaderBag } from "../../forges/shared/headers.js";
+import type { BodyAuth } from "../../forges/shared/provider.js";
+import { providers } from "../../forges/providers.js";
 
 /** A delivery body and what is needed to prove and read it. */
 export interface BodyJob {

@@ -1,4 +1,4 @@
-import type { ForgeProvider } from "./delivery-event.js";
+import type { ForgeProvider } from "../../forges/shared/delivery-event.js";
 
 const PREFIX: Record<ForgeProvider, string> = { forge_a: "gl", forge_b: "gh", forge_c: "fj" };
 

@@ -1,3 +1,5 @@
+import type { NewRowDefaults } from "./new-row.js";
+
 /** Timestamps are integer milliseconds since the epoch; booleans are 0/1; JSON is text. */
 
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "failed_resumable" | "cancelled";
@@ -61,6 +63,50 @@ export interface RunsTable {
   /** The bot's last `{"summary": …}` line of its latest attempt. */
   summary: string | null;
 }
+
+/** A new run's columns with their defaults ({@link NewRowDefaults}): its first attempt, nothing metered, retried or lost yet. */
+export const NEW_RUN = {
+  id: null,
+  org_id: null,
+  team_id: null,
+  bot_id: null,
+  status: null,
+  vars: null,
+  repo_url: null,
+  repo_ref: null,
+  project_path: null,
+  connection_id: null,
+  subject_id: null,
+  parent_subject_id: null,
+  webhook_id: null,
+  delivery_id: null,
+  source: null,
+  actor_user_id: null,
+  actor_kind: null,
+  attempt: 1,
+  metered_attempt: 0,
+  metered: 0,
+  metered_month: null,
+  retry_at: null,
+  auto_retries: 0,
+  runner_losses: 0,
+  dead_lettered_at: null,
+  dead_letter_reason: null,
+  failure_code: null,
+  failure_detail: null,
+  cancel_requested: 0,
+  claim_token: null,
+  claimed_by: null,
+  lease_expires_at: null,
+  queued_at: null,
+  created_at: null,
+  updated_at: null,
+  started_at: null,
+  finished_at: null,
+  question: null,
+  answer: null,
+  summary: null,
+} satisfies NewRowDefaults<RunsTable>;
 
 export interface RunAttemptsTable {
   id: string;

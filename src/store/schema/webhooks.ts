@@ -1,4 +1,5 @@
 import type { ColumnType } from "kysely";
+import type { NewRowDefaults } from "./new-row.js";
 
 /**
  * Webhook configs and their delivery log. Timestamps are epoch ms; booleans 0/1; lists and
@@ -102,6 +103,35 @@ export interface WebhookDeliveriesTable {
   created_at: number;
   updated_at: number;
 }
+
+/** A new delivery row's columns with their defaults ({@link NewRowDefaults}): nothing known of its body, not yet attempted. */
+export const NEW_DELIVERY = {
+  id: null,
+  tenant_id: null,
+  webhook_id: null,
+  provider: null,
+  status: null,
+  idempotency_key: null,
+  payload_sha256: null,
+  event_kind: null,
+  event_action: null,
+  project_path: null,
+  subject_id: null,
+  subject_sha: null,
+  parent_subject_id: null,
+  source_ip: null,
+  bot_id: null,
+  run_id: null,
+  reason: null,
+  denial_reason: null,
+  refusal_code: null,
+  forge_delivery_id: null,
+  launched_at: null,
+  failed_at: null,
+  attempts: 0,
+  created_at: null,
+  updated_at: null,
+} satisfies NewRowDefaults<WebhookDeliveriesTable>;
 
 export interface WebhookTables {
   webhooks: WebhooksTable;

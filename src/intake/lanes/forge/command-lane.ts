@@ -3,7 +3,7 @@ import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { parseCommand, type ParsedCommand } from "../../pipeline/command-note.js";
 import { identityLogins, type DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../../forges/shared/delivery-event.js";
 import { projectAllowed } from "../../pipeline/filters.js";
 import { noteKey, withBotSegment } from "../../pipeline/idempotency-keys.js";
 import { issueBaseVars } from "../issue-label-lane.js";
@@ -11,7 +11,7 @@ import { layerVars } from "../../pipeline/launch-vars.js";
 import { issueSubjectId, pullSubjectId } from "../../pipeline/subject-id.js";
 import { decideApproval } from "./approval-lane.js";
 import { CONVERSE_BOT, isApproval, knownCommands, routeCommand } from "./command-registry.js";
-import type { ForgeResponse, PendingBot } from "./forge-check.js";
+import type { ForgeResponse, PendingBot } from "../../pipeline/forge-check.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
 
 /** The pull request's page: GitLab's note URL carries the note as its fragment. */

@@ -2,7 +2,7 @@ import type { ForgeClient } from "../../../forges/shared/forge-client.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import type { DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";
-import type { GateCheck } from "../../pipeline/delivery-event.js";
+import type { GateCheck } from "../../../forges/shared/delivery-event.js";
 import { decideGateOnPull } from "../gate-lane.js";
 import { forgeError } from "./forge-checks.js";
 

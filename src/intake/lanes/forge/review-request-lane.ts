@@ -1,7 +1,7 @@
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { identityLogins, type DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, type DeliveryDecision } from "../../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../../forges/shared/delivery-event.js";
 import { normaliseLogin } from "../../pipeline/filters.js";
 import { decideReview } from "../review-lane.js";
 import { refusedReason, replierGate } from "./replier-gate.js";

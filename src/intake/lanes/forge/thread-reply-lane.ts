@@ -1,7 +1,7 @@
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { identityLogins, type DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, invalid, type DeliveryDecision } from "../../pipeline/delivery-decision.js";
-import type { ForgeEvent } from "../../pipeline/delivery-event.js";
+import type { ForgeEvent } from "../../../forges/shared/delivery-event.js";
 import { projectAllowed } from "../../pipeline/filters.js";
 import { noteKey, withBotSegment } from "../../pipeline/idempotency-keys.js";
 import { layerVars } from "../../pipeline/launch-vars.js";

@@ -2,7 +2,7 @@ import type { CredentialStore } from "../../../credentials/credential-store.js";
 import type { ForgeClient } from "../../../forges/shared/forge-client.js";
 import type { ForgeClients } from "../../../forges/forge-clients.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
-import type { ForgeProvider } from "../../pipeline/delivery-event.js";
+import type { ForgeProvider } from "../../../forges/shared/delivery-event.js";
 
 /** `viaApp`: the client holds a GitHub App's installation token (its runs are shown as check runs). */
 export type WebhookForge = { ok: true; client: ForgeClient; viaApp: boolean } | { ok: false; reason: string };

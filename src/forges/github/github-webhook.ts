@@ -1,11 +1,11 @@
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { verifyBody } from "../pipeline/verify-body.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { verifyBody } from "../shared/verify-body.js";
 import { parseGithubLike } from "./github-like-parse.js";
-import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 
-/** forge_b is GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
-export const forgeB: Provider = {
+/** GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
+export const githubWebhook: NamedProvider<"forge_b"> = {
   name: "forge_b",
   headers: {
     event: ["X-GitHub-Event", "X-Forge-B-Event"],
@@ -21,6 +21,6 @@ export const forgeB: Provider = {
   parse(payload, headers) {
     const root = parseJsonObject(payload.text);
     if (!root) return { ok: false, reason: "payload is not a JSON object" };
-    return { ok: true, event: parseGithubLike("forge_b", firstHeaderValue(headers, this.headers.event) ?? "", root) };
+    return { ok: true, event: parseGithubLike(this.name, firstHeaderValue(headers, this.headers.event) ?? "", root) };
   },
 };

@@ -2,7 +2,7 @@ import { isAscii } from "node:buffer";
 import { sha256Hex } from "../../core/secrets.js";
 import { checkDeliveryToken } from "./check-delivery-token.js";
 import { firstHeader, isFormEncoded } from "./headers.js";
-import type { ProviderHeaders, VerifyInput, VerifyResult } from "../providers/provider.js";
+import type { ProviderHeaders, VerifyInput, VerifyResult } from "./provider.js";
 import { markVerified } from "./verified-payload.js";
 import { verifySignature, type SignatureCheck, type SignatureFormat } from "./verify-signature.js";
 import { verifyStandardWebhook } from "./verify-standard-webhook.js";

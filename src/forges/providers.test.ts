@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { defaultSignMode, PROVIDERS } from "../../webhooks/webhook-config.js";
-import { markVerified } from "../pipeline/verified-payload.js";
-import { providers } from "./registry.js";
+import { defaultSignMode, PROVIDERS } from "../webhooks/webhook-config.js";
+import { markVerified } from "./shared/verified-payload.js";
+import { providers } from "./providers.js";
 
 describe("provider registry conformance", () => {
   it("holds exactly the spec's providers", () => {

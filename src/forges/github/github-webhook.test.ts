@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../pipeline/verify-signature.js";
-import { forgeB } from "./forge-b.js";
+import { githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { hmacSha256Hex } from "../shared/verify-signature.js";
+import { githubWebhook } from "./github-webhook.js";
 
 const SECRET = "wh_forge_b_secret";
 const examples = loadGithubExamples();
@@ -11,9 +11,9 @@ const hmac = { mode: "hmac" as const, secret: SECRET };
 function deliver(event: string, payload: unknown, extra: Record<string, string> = {}) {
   const rawBody = Buffer.from(JSON.stringify(payload));
   const headers = { "x-github-event": event, "x-hub-signature-256": sign(rawBody), "content-type": "application/json", ...extra };
-  const verified = forgeB.verify({ headers, rawBody, auth: hmac });
+  const verified = githubWebhook.verify({ headers, rawBody, auth: hmac });
   if (!verified.ok) throw new Error(verified.reason);
-  const parsed = forgeB.parse(verified.payload, headers);
+  const parsed = githubWebhook.parse(verified.payload, headers);
   if (!parsed.ok || parsed.event.provider === "generic") throw new Error("did not parse");
   return parsed.event;
 }
@@ -22,48 +22,48 @@ describe("forge_b (GitHub) verify", () => {
   const rawBody = Buffer.from(JSON.stringify(githubExample(examples, "pull_request", "opened")));
 
   it("verifies X-Hub-Signature-256 over the raw body", () => {
-    expect(forgeB.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
+    expect(githubWebhook.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
   });
 
   it("accepts the neutral X-Forge-B-Signature-256 spelling", () => {
-    expect(forgeB.verify({ headers: { "x-forge-b-signature-256": sign(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
+    expect(githubWebhook.verify({ headers: { "x-forge-b-signature-256": sign(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
   });
 
   it("does not let a good fallback rescue a bad primary signature", () => {
     const headers = { "x-hub-signature-256": sign(rawBody, "other"), "x-forge-b-signature-256": sign(rawBody) };
-    expect(forgeB.verify({ headers, rawBody, auth: hmac })).toMatchObject({ ok: false, code: "bad_signature" });
+    expect(githubWebhook.verify({ headers, rawBody, auth: hmac })).toMatchObject({ ok: false, code: "bad_signature" });
   });
 
   it("requires the sha256= prefix", () => {
     const headers = { "x-hub-signature-256": hmacSha256Hex(SECRET, rawBody) };
-    expect(forgeB.verify({ headers, rawBody, auth: hmac })).toMatchObject({ ok: false, reason: expect.stringContaining("prefix") });
+    expect(githubWebhook.verify({ headers, rawBody, auth: hmac })).toMatchObject({ ok: false, reason: expect.stringContaining("prefix") });
   });
 
   it("rejects a missing signature and token mode", () => {
-    expect(forgeB.verify({ headers: {}, rawBody, auth: hmac })).toMatchObject({ ok: false, reason: "missing signature" });
+    expect(githubWebhook.verify({ headers: {}, rawBody, auth: hmac })).toMatchObject({ ok: false, reason: "missing signature" });
     const token = { mode: "token" as const, verifyToken: () => true };
-    expect(forgeB.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: token }).ok).toBe(false);
+    expect(githubWebhook.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: token }).ok).toBe(false);
   });
 
   it("verifies a form delivery over the body, then takes its payload field", () => {
     const json = JSON.stringify(githubExample(examples, "ping"));
     const form = Buffer.from(new URLSearchParams({ payload: json }).toString());
     const headers = { "content-type": "application/x-www-form-urlencoded", "x-hub-signature-256": sign(form), "x-github-event": "ping" };
-    const verified = forgeB.verify({ headers, rawBody: form, auth: hmac });
+    const verified = githubWebhook.verify({ headers, rawBody: form, auth: hmac });
     expect(verified.ok && verified.payload.text).toBe(json);
     // Signing the JSON instead (Gitea's way) is not GitHub's way.
     const wrong = { ...headers, "x-hub-signature-256": sign(Buffer.from(json)) };
-    expect(forgeB.verify({ headers: wrong, rawBody: form, auth: hmac }).ok).toBe(false);
+    expect(githubWebhook.verify({ headers: wrong, rawBody: form, auth: hmac }).ok).toBe(false);
   });
 
   it("checks the signature before looking at the body", () => {
     const rawBody = Buffer.from("{not json");
-    expect(forgeB.verify({ headers: { "x-hub-signature-256": sign(Buffer.from("x")) }, rawBody, auth: hmac })).toMatchObject({
+    expect(githubWebhook.verify({ headers: { "x-hub-signature-256": sign(Buffer.from("x")) }, rawBody, auth: hmac })).toMatchObject({
       ok: false,
       code: "bad_signature",
     });
-    const ok = forgeB.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: hmac });
-    expect(ok.ok && forgeB.parse(ok.payload, {})).toEqual({ ok: false, reason: "payload is not a JSON object" });
+    const ok = githubWebhook.verify({ headers: { "x-hub-signature-256": sign(rawBody) }, rawBody, auth: hmac });
+    expect(ok.ok && githubWebhook.parse(ok.payload, {})).toEqual({ ok: false, reason: "payload is not a JSON object" });
   });
 });
 
@@ -98,8 +98,8 @@ describe("forge_b (GitHub) parse", () => {
     const payload = githubExample(examples, "pull_request", "opened");
     const rawBody = Buffer.from(JSON.stringify(payload));
     const headers = { "x-forge-b-event": "pull_request", "x-hub-signature-256": sign(rawBody) };
-    const v = forgeB.verify({ headers, rawBody, auth: hmac });
-    expect(v.ok && forgeB.parse(v.payload, headers)).toMatchObject({ ok: true, event: { kind: "pull_request" } });
+    const v = githubWebhook.verify({ headers, rawBody, auth: hmac });
+    expect(v.ok && githubWebhook.parse(v.payload, headers)).toMatchObject({ ok: true, event: { kind: "pull_request" } });
   });
 
   it("flags a draft, a fork, and a head repo the payload does not name", () => {

@@ -1,8 +1,8 @@
 import type { ProviderName, SignMode } from "../../webhooks/webhook-config.js";
-import type { TokenVerifier } from "../pipeline/check-delivery-token.js";
-import type { DeliveryEvent } from "../pipeline/delivery-event.js";
-import type { HeaderBag } from "../pipeline/headers.js";
-import type { VerifiedPayload } from "../pipeline/verified-payload.js";
+import type { TokenVerifier } from "./check-delivery-token.js";
+import type { DeliveryEvent } from "./delivery-event.js";
+import type { HeaderBag } from "./headers.js";
+import type { VerifiedPayload } from "./verified-payload.js";
 
 /** Header names each provider reads, in precedence order (SPEC-NOTES §1). */
 export interface ProviderHeaders {
@@ -46,6 +46,9 @@ export type ParseResult = { ok: true; event: DeliveryEvent } | { ok: false; reas
 
 /** GitHub and GitLab both cap webhook payloads at 25 MB; nothing larger is a real forge delivery. */
 export const FORGE_MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+/** A provider known by its name: a forge's deliveries carry the spec's name for it. */
+export type NamedProvider<N extends ProviderName> = Provider & { readonly name: N };
 
 export interface Provider {
   readonly name: ProviderName;

@@ -1,11 +1,11 @@
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { verifyBody } from "../pipeline/verify-body.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { verifyBody } from "../shared/verify-body.js";
 import { parseGitlab } from "./gitlab-parse.js";
-import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
+import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 
-/** forge_a is GitLab: it echoes the secret token verbatim and signs nothing. */
-export const forgeA: Provider = {
+/** GitLab: it echoes the secret token verbatim and signs nothing. */
+export const gitlabWebhook: NamedProvider<"forge_a"> = {
   name: "forge_a",
   headers: {
     event: ["X-Gitlab-Event", "X-Forge-A-Event"],

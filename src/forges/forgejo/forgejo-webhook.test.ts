@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fixture, fixtureBytes } from "../fixtures/fixtures.js";
-import { hmacSha256Hex } from "../pipeline/verify-signature.js";
-import { forgeC } from "./forge-c.js";
+import { fixture, fixtureBytes } from "../../intake/fixtures/fixtures.js";
+import { hmacSha256Hex } from "../shared/verify-signature.js";
+import { forgejoWebhook } from "./forgejo-webhook.js";
 
 const SECRET = "wh_forge_c_secret";
 const hmac = { mode: "hmac" as const, secret: SECRET };
@@ -10,9 +10,9 @@ const hex = (body: Buffer | string, secret = SECRET) => hmacSha256Hex(secret, Bu
 function parse(name: string, headers: Record<string, string> = { "x-forgejo-event": "pull_request" }) {
   const rawBody = fixtureBytes(name);
   const all = { "x-forgejo-signature": hex(rawBody), ...headers };
-  const v = forgeC.verify({ headers: all, rawBody, auth: hmac });
+  const v = forgejoWebhook.verify({ headers: all, rawBody, auth: hmac });
   if (!v.ok) throw new Error(v.reason);
-  const p = forgeC.parse(v.payload, all);
+  const p = forgejoWebhook.parse(v.payload, all);
   if (!p.ok || p.event.provider === "generic") throw new Error("did not parse");
   return p.event;
 }
@@ -23,14 +23,14 @@ describe("forge_c (Forgejo/Gitea/Gogs) verify", () => {
   it.each(["X-Forgejo-Signature", "X-Forge-C-Signature", "X-Gitea-Signature", "X-Gogs-Signature", "X-Forge-C-Legacy-Signature"])(
     "verifies %s, bare hex or sha256=",
     (name) => {
-      expect(forgeC.verify({ headers: { [name]: hex(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
-      expect(forgeC.verify({ headers: { [name]: `sha256=${hex(rawBody)}` }, rawBody, auth: hmac }).ok).toBe(true);
+      expect(forgejoWebhook.verify({ headers: { [name]: hex(rawBody) }, rawBody, auth: hmac }).ok).toBe(true);
+      expect(forgejoWebhook.verify({ headers: { [name]: `sha256=${hex(rawBody)}` }, rawBody, auth: hmac }).ok).toBe(true);
     },
   );
 
   it("checks the first header present: a bad Forgejo signature is not rescued by a good Gitea one", () => {
     const headers = { "x-forgejo-signature": hex(rawBody, "old secret"), "x-gitea-signature": hex(rawBody) };
-    expect(forgeC.verify({ headers, rawBody, auth: hmac })).toMatchObject({
+    expect(forgejoWebhook.verify({ headers, rawBody, auth: hmac })).toMatchObject({
       ok: false,
       code: "bad_signature",
       reason: "X-Forgejo-Signature: signature mismatch",
@@ -41,12 +41,12 @@ describe("forge_c (Forgejo/Gitea/Gogs) verify", () => {
     const json = rawBody.toString("utf8");
     const form = Buffer.from(new URLSearchParams({ payload: json }).toString());
     const base = { "content-type": "application/x-www-form-urlencoded" };
-    const good = forgeC.verify({ headers: { ...base, "x-gitea-signature": hex(json) }, rawBody: form, auth: hmac });
+    const good = forgejoWebhook.verify({ headers: { ...base, "x-gitea-signature": hex(json) }, rawBody: form, auth: hmac });
     expect(good.ok && good.payload.text).toBe(json);
-    const bodySigned = forgeC.verify({ headers: { ...base, "x-gitea-signature": hex(form) }, rawBody: form, auth: hmac });
+    const bodySigned = forgejoWebhook.verify({ headers: { ...base, "x-gitea-signature": hex(form) }, rawBody: form, auth: hmac });
     expect(bodySigned.ok).toBe(false);
     const noPayload = Buffer.from("other=1");
-    expect(forgeC.verify({ headers: { ...base, "x-gitea-signature": hex(json) }, rawBody: noPayload, auth: hmac })).toMatchObject({
+    expect(forgejoWebhook.verify({ headers: { ...base, "x-gitea-signature": hex(json) }, rawBody: noPayload, auth: hmac })).toMatchObject({
       ok: false,
       code: "bad_payload",
     });
@@ -110,8 +110,8 @@ describe("forge_c parse", () => {
     pr.title = "WIP: Add a token-bucket rate limiter";
     const rawBody = Buffer.from(JSON.stringify(payload));
     const headers = { "x-gitea-event": "pull_request", "x-gitea-signature": hex(rawBody) };
-    const v = forgeC.verify({ headers, rawBody, auth: hmac });
-    expect(v.ok && forgeC.parse(v.payload, headers)).toMatchObject({ ok: true, event: { draft: true } });
+    const v = forgejoWebhook.verify({ headers, rawBody, auth: hmac });
+    expect(v.ok && forgejoWebhook.parse(v.payload, headers)).toMatchObject({ ok: true, event: { draft: true } });
   });
 
   it("reads Gogs users, which carry username and no login", () => {
@@ -119,8 +119,8 @@ describe("forge_c parse", () => {
     payload.sender = { id: 2, username: "alice" };
     const rawBody = Buffer.from(JSON.stringify(payload));
     const headers = { "x-gogs-event": "pull_request", "x-gogs-signature": hex(rawBody) };
-    const v = forgeC.verify({ headers, rawBody, auth: hmac });
-    expect(v.ok && forgeC.parse(v.payload, headers)).toMatchObject({ ok: true, event: { actorLogin: "alice" } });
+    const v = forgejoWebhook.verify({ headers, rawBody, auth: hmac });
+    expect(v.ok && forgejoWebhook.parse(v.payload, headers)).toMatchObject({ ok: true, event: { actorLogin: "alice" } });
   });
 
   it("marks a Gitea PR comment (is_pull) as pull_request_comment", () => {
@@ -133,8 +133,8 @@ describe("forge_c parse", () => {
     };
     const rawBody = Buffer.from(JSON.stringify(payload));
     const headers = { "x-gitea-event": "issue_comment", "x-gitea-signature": hex(rawBody) };
-    const v = forgeC.verify({ headers, rawBody, auth: hmac });
-    expect(v.ok && forgeC.parse(v.payload, headers)).toMatchObject({
+    const v = forgejoWebhook.verify({ headers, rawBody, auth: hmac });
+    expect(v.ok && forgejoWebhook.parse(v.payload, headers)).toMatchObject({
       ok: true,
       event: { kind: "pull_request_comment", commentId: "77", commentBody: "/re-review", number: 3 },
     });

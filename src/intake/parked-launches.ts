@@ -1,13 +1,13 @@
-import { decideOverlap, overlapGuard, type OverlapStep } from "../pipeline/overlap.js";
-import type { Runs } from "../../runs/runs.js";
+import { decideOverlap, overlapGuard, type OverlapStep } from "./pipeline/overlap.js";
+import type { Runs } from "../runs/runs.js";
 import type { Logger } from "pino";
-import type { Launcher } from "../../admission/launcher.js";
-import type { Clock } from "../../core/clock.js";
-import type { IdGenerator } from "../../core/ids.js";
-import type { Metrics } from "../../metrics/metrics.js";
-import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../../store/deliveries.js";
-import { isUniqueViolation } from "../../store/errors.js";
-import { Periodic } from "../../core/periodic.js";
+import type { Launcher } from "../admission/launcher.js";
+import type { Clock } from "../core/clock.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
+import { isUniqueViolation } from "../store/errors.js";
+import { Periodic } from "../core/periodic.js";
 import {
   anyDueParked,
   claimDueParked,
@@ -17,12 +17,12 @@ import {
   parkedForSubject,
   rearmParked,
   type ParkedLaunch,
-} from "../../store/parked-launches.js";
-import type { Store } from "../../store/store.js";
-import { launchRequestOf, type LaunchPlan } from "../pipeline/delivery-decision.js";
-import { deliveryRow, planRowOf, recordedRow, type Base } from "../delivery-rows.js";
-import type { DeliveryTargets } from "../delivery-targets.js";
-import { botPermitted } from "../pipeline/route-bots.js";
+} from "../store/parked-launches.js";
+import type { Store } from "../store/store.js";
+import { launchRequestOf, type LaunchPlan } from "./pipeline/delivery-decision.js";
+import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import type { DeliveryTargets } from "./delivery-targets.js";
+import { botPermitted } from "./pipeline/route-bots.js";
 
 /** How often due parked launches are swept (Webhook intake limits: every 20 seconds). */
 export const SWEEP_EVERY_MS = 20_000;

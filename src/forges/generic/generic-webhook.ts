@@ -1,7 +1,7 @@
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { verifyBody } from "../pipeline/verify-body.js";
-import type { Provider } from "./provider.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { verifyBody } from "../shared/verify-body.js";
+import type { Provider } from "../shared/provider.js";
 
 /** 256 vars of 4 KiB, each at worst six-fold as JSON escapes, and the rest of the request. */
 const GENERIC_MAX_BODY_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,6 @@
-import type { ForgeProvider, GateCheck } from "../../pipeline/delivery-event.js";
-import type { CardSeed } from "../../pipeline/launch-plan.js";
-import type { ReplierRole } from "../../../webhooks/webhook-config.js";
+import type { ForgeProvider, GateCheck } from "../../forges/shared/delivery-event.js";
+import type { CardSeed } from "./launch-plan.js";
+import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
 /** The lanes that need the forge's word before they launch. */
 export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author" | "approval" | "gate";

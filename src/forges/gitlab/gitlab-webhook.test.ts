@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fixture, fixtureBytes, forgeEvent } from "../fixtures/fixtures.js";
-import { forgeA } from "./forge-a.js";
+import { fixture, fixtureBytes, forgeEvent } from "../../intake/fixtures/fixtures.js";
+import { gitlabWebhook } from "./gitlab-webhook.js";
 
 const TOKEN = "wh_gitlab_token";
 const token = { mode: "token" as const, verifyToken: (t: string) => t === TOKEN };
@@ -8,17 +8,17 @@ const rawBody = fixtureBytes("gitlab-merge-request-open");
 
 describe("forge_a (GitLab) token check", () => {
   it.each(["X-Gitlab-Token", "X-Forge-A-Token", "X-Service-Webhook-Token"])("accepts the token in %s", (name) => {
-    expect(forgeA.verify({ headers: { [name]: TOKEN }, rawBody, auth: token }).ok).toBe(true);
+    expect(gitlabWebhook.verify({ headers: { [name]: TOKEN }, rawBody, auth: token }).ok).toBe(true);
   });
 
   it("checks the first token header present: a bad X-Gitlab-Token is not rescued", () => {
     const headers = { "x-gitlab-token": "wh_wrong", "x-forge-a-token": TOKEN };
-    expect(forgeA.verify({ headers, rawBody, auth: token })).toMatchObject({ ok: false, code: "bad_signature" });
+    expect(gitlabWebhook.verify({ headers, rawBody, auth: token })).toMatchObject({ ok: false, code: "bad_signature" });
   });
 
   it("rejects a missing token and hmac mode", () => {
-    expect(forgeA.verify({ headers: {}, rawBody, auth: token })).toMatchObject({ ok: false, reason: "missing token" });
-    expect(forgeA.verify({ headers: { "x-gitlab-token": TOKEN }, rawBody, auth: { mode: "hmac", secret: TOKEN } }).ok).toBe(false);
+    expect(gitlabWebhook.verify({ headers: {}, rawBody, auth: token })).toMatchObject({ ok: false, reason: "missing token" });
+    expect(gitlabWebhook.verify({ headers: { "x-gitlab-token": TOKEN }, rawBody, auth: { mode: "hmac", secret: TOKEN } }).ok).toBe(false);
   });
 });
 
@@ -103,9 +103,9 @@ describe("forge_a (GitLab) parse", () => {
   });
 
   it("falls back to object_kind without an event header, and reads X-Forge-A-Event", () => {
-    const v = forgeA.verify({ headers: { "x-gitlab-token": TOKEN }, rawBody, auth: token });
-    expect(v.ok && forgeA.parse(v.payload, {})).toMatchObject({ ok: true, event: { kind: "merge_request", eventName: "" } });
-    expect(v.ok && forgeA.parse(v.payload, { "x-forge-a-event": "Merge Request Hook" })).toMatchObject({
+    const v = gitlabWebhook.verify({ headers: { "x-gitlab-token": TOKEN }, rawBody, auth: token });
+    expect(v.ok && gitlabWebhook.parse(v.payload, {})).toMatchObject({ ok: true, event: { kind: "merge_request", eventName: "" } });
+    expect(v.ok && gitlabWebhook.parse(v.payload, { "x-forge-a-event": "Merge Request Hook" })).toMatchObject({
       ok: true,
       event: { kind: "merge_request", eventName: "Merge Request Hook" },
     });

@@ -1,6 +1,6 @@
-import { Compiled } from "./compiled.js";
-import type { WebhookRow } from "./webhooks.js";
-import type { Db } from "./db.js";
+import { Compiled } from "../compiled.js";
+import type { WebhookRow } from "../webhooks.js";
+import type { Db } from "../db.js";
 
 type Status = "active" | "suspended" | "read-only";
 
@@ -45,7 +45,10 @@ const deliveryTarget = new Compiled<WebhookRow & OwnerColumns>(
    where "webhooks"."id" = ?`,
 );
 
-/** The webhook row with its team's org and, for a provisioned one, its forge connection; undefined for an unknown id: one indexed join. */
+/**
+ * The webhook row with its team's org and, for a provisioned one, its forge connection; undefined
+ * for an unknown id: one indexed join. Hand-written: every delivery reads it first.
+ */
 export async function loadDeliveryTarget(db: Db, webhookId: string) {
   const [row] = await deliveryTarget.rows(db, [webhookId]);
   if (!row) return undefined;

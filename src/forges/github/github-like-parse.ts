@@ -1,7 +1,7 @@
-import type { EventKind, ForgeEvent, ForkFacts } from "../pipeline/delivery-event.js";
-import { githubLikeGate } from "./gate-parse.js";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../../forges/shared/draft-title.js";
-import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
+import type { EventKind, ForgeEvent, ForkFacts } from "../shared/delivery-event.js";
+import { githubLikeGate } from "./github-gate-parse.js";
+import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
+import { at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../shared/json-guards.js";
 
 /**
  * GitHub's payloads and Gitea/Forgejo/Gogs's GitHub-like ones share this parser. Only the

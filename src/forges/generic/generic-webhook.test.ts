@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../core/secrets.js";
-import { hmacSha256Hex } from "../pipeline/verify-signature.js";
-import { generic } from "./generic.js";
+import { hmacSha256Hex } from "../shared/verify-signature.js";
+import { generic } from "./generic-webhook.js";
 
 const TOKEN = "wh_generic_token";
 const rawBody = Buffer.from(JSON.stringify({ bot: "review-pr", vars: { a: "1" } }));

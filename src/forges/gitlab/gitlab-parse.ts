@@ -1,7 +1,7 @@
-import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../pipeline/delivery-event.js";
-import { gitlabGate } from "./gate-parse.js";
-import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../../forges/shared/draft-title.js";
-import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
+import type { EventChanges, EventKind, FlagChange, ForgeEvent, ForkFacts, ListChange } from "../shared/delivery-event.js";
+import { gitlabGate } from "./gitlab-gate-parse.js";
+import { GITLAB_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
+import { arrayAt, at, boolAt, idAt, intAt, namesAt, strAt, textAt, type JsonObject } from "../shared/json-guards.js";
 
 /** Event header values (https://docs.gitlab.com/user/project/integrations/webhook_events/). */
 const KIND_BY_EVENT: Record<string, EventKind> = {

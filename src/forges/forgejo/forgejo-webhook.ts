@@ -1,14 +1,14 @@
-import { firstHeaderValue } from "../pipeline/headers.js";
-import { parseJsonObject } from "../pipeline/json-guards.js";
-import { verifyBody } from "../pipeline/verify-body.js";
-import { parseGithubLike } from "./github-like-parse.js";
-import { FORGE_MAX_BODY_BYTES, type Provider } from "./provider.js";
+import { firstHeaderValue } from "../shared/headers.js";
+import { parseJsonObject } from "../shared/json-guards.js";
+import { verifyBody } from "../shared/verify-body.js";
+import { parseGithubLike } from "../github/github-like-parse.js";
+import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 
 /**
- * forge_c is Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
+ * Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
  * (`payload=<urlencoded JSON>`) sign the JSON, not the body.
  */
-export const forgeC: Provider = {
+export const forgejoWebhook: NamedProvider<"forge_c"> = {
   name: "forge_c",
   headers: {
     event: ["X-Forgejo-Event", "X-Forge-C-Event", "X-Gitea-Event", "X-Gogs-Event", "X-Forge-C-Legacy-Event"],
@@ -24,6 +24,6 @@ export const forgeC: Provider = {
   parse(payload, headers) {
     const root = parseJsonObject(payload.text);
     if (!root) return { ok: false, reason: "payload is not a JSON object" };
-    return { ok: true, event: parseGithubLike("forge_c", firstHeaderValue(headers, this.headers.event) ?? "", root) };
+    return { ok: true, event: parseGithubLike(this.name, firstHeaderValue(headers, this.headers.event) ?? "", root) };
   },
 };

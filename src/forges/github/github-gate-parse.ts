@@ -1,10 +1,9 @@
-import type { GateConclusion, GateReport, GateResult } from "../pipeline/delivery-event.js";
-import { arrayAt, at, idAt, intAt, textAt, type JsonObject } from "../pipeline/json-guards.js";
+import type { GateConclusion, GateReport, GateResult } from "../shared/delivery-event.js";
+import { arrayAt, at, idAt, intAt, textAt, type JsonObject } from "../shared/json-guards.js";
 
 /**
- * CI gate results as each forge reports them: GitHub `check_run`, `check_suite` and `status`,
- * GitLab's Pipeline Hook (the pipeline, and each of its jobs), Forgejo's `status`. Only the
- * fields the gate lanes read are named.
+ * CI gate results as GitHub reports them (`check_run`, `check_suite` and `status`), and Forgejo
+ * (`status`). Only the fields the gate lanes read are named.
  */
 
 /** GitHub's check conclusions: only a completed run concludes; timed out and a failed start are failures. */
@@ -19,15 +18,6 @@ function statusConclusion(state: string | undefined): GateConclusion {
   if (state === "success") return "success";
   if (state === "failure" || state === "error") return "failure";
   return state === "pending" ? "pending" : "other";
-}
-
-/** GitLab's pipeline and job statuses. */
-function gitlabConclusion(status: string | undefined): GateConclusion {
-  if (status === "success") return "success";
-  if (status === "failed") return "failure";
-  return status === "running" || status === "pending" || status === "created" || status === "waiting_for_resource" || status === "preparing"
-    ? "pending"
-    : "other";
 }
 
 const numbersOf = (list: readonly unknown[] | undefined): number[] => (list ?? []).flatMap((p) => intAt(p, "number") ?? []);
@@ -75,28 +65,4 @@ export function githubLikeGate(eventName: string, root: JsonObject): GateReport 
     default:
       return undefined;
   }
-}
-
-/** GitLab's Pipeline Hook: the pipeline by its name, and each job by its name (a commit status of that name). */
-export function gitlabGate(root: JsonObject): GateReport {
-  const attrs = at(root, "object_attributes");
-  const url = textAt(attrs, "url");
-  const results: GateResult[] = [];
-  const name = textAt(attrs, "name");
-  const state = textAt(attrs, "status") ?? "";
-  if (name !== undefined) results.push({ name, state, conclusion: gitlabConclusion(state), detailsUrl: url });
-  for (const build of arrayAt(root, "builds") ?? []) {
-    const job = textAt(build, "name");
-    const jobState = textAt(build, "status") ?? "";
-    const id = idAt(build, "id");
-    const jobUrl = url !== undefined && id !== undefined ? `${url.replace(/\/pipelines\/\d+$/, "")}/jobs/${id}` : url;
-    if (job !== undefined) results.push({ name: job, state: jobState, conclusion: gitlabConclusion(jobState), detailsUrl: jobUrl });
-  }
-  const mr = intAt(root, "merge_request", "iid");
-  return {
-    results,
-    sha: textAt(attrs, "sha"),
-    runId: `pipeline:${idAt(attrs, "id") ?? ""}@${textAt(attrs, "finished_at") ?? ""}`,
-    pulls: mr === undefined ? [] : [mr],
-  };
 }
