@@ -74,6 +74,13 @@ async function keepRecord(tx: Db, record: LaunchRecord, outcome: RecordOutcome):
   if (!kept) throw new HookError(new KeyTaken());
 }
 
+/** The one way a race ends: a row gone from its state or a key's unique index is `taken`, an overlap `overlapping`. */
+function lostRace(err: unknown): RecordedLaunchResult {
+  if (err instanceof Overlapping) return { kind: "overlapping", active: err.active };
+  if (err instanceof KeyTaken || isUniqueViolation(err)) return { kind: "taken", holder: undefined, recorded: false };
+  throw err;
+}
+
 /** The ledger's one commit of a delivery's launch: its answer, or the gate's turn (`gate`), or `failed` before any write. */
 type AtOnce = RecordedLaunchResult | { kind: "gate" } | { kind: "failed" };
 
@@ -127,26 +134,38 @@ export class Launcher {
   private async launchRecorded(request: LaunchRequest, { record, overlap }: RecordedLaunchOptions): Promise<RecordedLaunchResult> {
     const id = this.deps.ids.next("run");
     if ("insert" in record) {
-      let keyChecked = false;
-      if (this.oneCommit && request.bypassGate !== true && !overlap) {
-        const answer = await this.commitAtOnce(request, id, record);
-        if (answer.kind !== "gate" && answer.kind !== "failed") return answer;
-        keyChecked = answer.kind === "gate";
-      } else if (record.admission) {
-        const admitted = await this.deps.store.ledger.admit(record.admission);
-        if (admitted.kind !== "admitted") return { kind: "refused", refusal: admitted };
-      }
-      const holder = keyChecked ? undefined : await findDeliveryByKey(this.deps.store.db, record.insert.tenant_id, record.insert.idempotency_key);
-      if (holder) return { kind: "taken", holder, recorded: false };
+      const answered = await this.beforeGate(request, id, record, overlap);
+      if (answered) return answered;
     }
+    const gated = { lock: overlap !== undefined, denied: recordsDenial(record) ? deniedRecord(record) : undefined };
     try {
-      const gated = { lock: overlap !== undefined, denied: recordsDenial(record) ? deniedRecord(record) : undefined };
       return await this.admit(request.teamId, request.bypassGate === true, this.insertRecorded(request, id, record, overlap), {}, gated);
     } catch (err) {
-      if (err instanceof Overlapping) return { kind: "overlapping", active: err.active };
-      if (err instanceof KeyTaken || isUniqueViolation(err)) return { kind: "taken", holder: undefined, recorded: false };
-      throw err;
+      return lostRace(err);
     }
+  }
+
+  /**
+   * A new row's admission and key check, before the gate: in the ledger's one commit with the
+   * launch when it can be, else on their own. Its answer, or undefined when the gate is to write it.
+   */
+  private async beforeGate(
+    request: LaunchRequest,
+    id: string,
+    record: Extract<LaunchRecord, { insert: unknown }>,
+    overlap: OverlapGuard | undefined,
+  ): Promise<RecordedLaunchResult | undefined> {
+    let keyChecked = false;
+    if (this.oneCommit && request.bypassGate !== true && !overlap) {
+      const answer = await this.commitAtOnce(request, id, record);
+      if (answer.kind !== "gate" && answer.kind !== "failed") return answer;
+      keyChecked = answer.kind === "gate";
+    } else if (record.admission) {
+      const admitted = await this.deps.store.ledger.admit(record.admission);
+      if (admitted.kind !== "admitted") return { kind: "refused", refusal: admitted };
+    }
+    const holder = keyChecked ? undefined : await findDeliveryByKey(this.deps.store.db, record.insert.tenant_id, record.insert.idempotency_key);
+    return holder ? { kind: "taken", holder, recorded: false } : undefined;
   }
 
   /** The run, the record, and the call's admission in one ledger commit; `gate` when a limit or a status needs the gate. */

@@ -49,30 +49,39 @@ export class KeyedLaunches {
   constructor(private readonly deps: KeyedLaunchDeps) {}
 
   async launch(target: DeliveryTarget, planRow: Base, plan: LaunchPlan, admission: CallLimits | undefined): Promise<KeyedOutcome> {
-    const { config } = target;
-    const key = plan.idempotencyKey;
     /** This delivery's own row's id when another holds the key. */
     const replayOf = this.deps.ids.next("dlv");
-    if (this.heldKeys.has(config.tenant_id, key)) {
-      const answer = await this.deps.store.ledger.commit({ admission, row: deliveryRow(planRow, REPLAY, replayOf, key), replayOf });
-      if (answer.kind === "refused") return answer;
-      if (answer.kind === "taken" && answer.holder.status !== "launch_error")
-        return this.duplicate(planRow, plan, answer.holder, answer.recorded ? replayOf : undefined);
-      if (answer.kind !== "taken" && answer.kind !== "free") throw new Error(`the ledger answered ${answer.kind} to a replay`);
-      if (answer.kind === "free") this.heldKeys.forget(config.tenant_id, key);
+    if (this.heldKeys.has(target.config.tenant_id, plan.idempotencyKey)) {
+      const replayed = await this.replay(planRow, plan, replayOf, admission);
+      if (replayed) return replayed;
       admission = undefined;
     }
     const deliveryId = this.deps.ids.next("dlv");
-    const insert: LaunchRecord = { insert: deliveryRow(planRow, { status: "launched" }, deliveryId, key), admission, replayOf };
+    const insert: LaunchRecord = { insert: deliveryRow(planRow, { status: "launched" }, deliveryId, plan.idempotencyKey), admission, replayOf };
     const first = await this.attempt(target, plan, deliveryId, insert);
     if (first.kind !== "taken") return this.settled(target, planRow, plan, deliveryId, first);
     const holder = first.holder ?? (await this.winner(target, plan));
     if (holder.status !== "launch_error") return this.duplicate(planRow, plan, holder, first.recorded ? replayOf : undefined);
     // A launch the gate denied before: retried under its row.
-    const retry: LaunchRecord = { settle: { id: holder.id, from: "launch_error" } };
-    const retried = await this.attempt(target, plan, holder.id, retry);
+    const retried = await this.attempt(target, plan, holder.id, { settle: { id: holder.id, from: "launch_error" } });
     if (retried.kind === "taken") return this.duplicate(planRow, plan, await this.winner(target, plan));
     return this.settled(target, planRow, plan, holder.id, retried);
+  }
+
+  /**
+   * A remembered key's replay: its key check and duplicate row, with the call's admission. The
+   * outcome, or undefined when the launch is to follow (the key free, or held by a launch_error).
+   */
+  private async replay(planRow: Base, plan: LaunchPlan, replayOf: string, admission: CallLimits | undefined): Promise<KeyedOutcome | undefined> {
+    const row = deliveryRow(planRow, REPLAY, replayOf, plan.idempotencyKey);
+    const answer = await this.deps.store.ledger.commit({ admission, row, replayOf });
+    if (answer.kind === "refused") return answer;
+    if (answer.kind === "free") {
+      this.heldKeys.forget(planRow.tenant_id, plan.idempotencyKey);
+      return undefined;
+    }
+    if (answer.kind !== "taken") throw new Error(`the ledger answered ${answer.kind} to a replay`);
+    return answer.holder.status === "launch_error" ? undefined : this.duplicate(planRow, plan, answer.holder, answer.recorded ? replayOf : undefined);
   }
 
   private attempt(target: DeliveryTarget, plan: LaunchPlan, deliveryId: string, record: LaunchRecord): Promise<RecordedLaunchResult> {
