@@ -30,6 +30,12 @@ const ROOMS = [
 ];
 /** Inside intake, the same rule between its subfolders; "files" is intake/*.ts. */
 const INTAKE_ROOMS = [["pipeline"], ["lanes"], ["files"], ["fixtures"]];
+/**
+ * Inside forges: one folder per forge over the neutral shared/; the registry and the openers
+ * ("files", forges/*.ts) over the forges. Forgejo's deliveries are GitHub's shape, so it reads
+ * GitHub's parse; no forge reads another otherwise.
+ */
+const FORGES_ROOMS = [["shared"], ["github", "gitlab", "generic"], ["forgejo"], ["files"]];
 
 const root = path.resolve(process.argv[2] ?? "src");
 const files = [];
@@ -83,12 +89,16 @@ const topRoom = (file) => {
   const parts = path.relative(root, file).split(path.sep);
   return parts.length > 1 ? parts[0] : "root";
 };
-const intakeRoom = (file) => {
+const innerRoom = (outer) => (file) => {
   const parts = path.relative(root, file).split(path.sep);
-  if (parts[0] !== "intake") return undefined;
+  if (parts[0] !== outer) return undefined;
   return parts.length > 2 ? parts[1] : "files";
 };
-const backEdges = [...checkRooms("room", ROOMS, topRoom), ...checkRooms("intake", INTAKE_ROOMS, intakeRoom)];
+const backEdges = [
+  ...checkRooms("room", ROOMS, topRoom),
+  ...checkRooms("intake", INTAKE_ROOMS, innerRoom("intake")),
+  ...checkRooms("forges", FORGES_ROOMS, innerRoom("forges")),
+];
 
 // Tarjan's strongly connected components: any component of more than one module is a circle.
 let index = 0;

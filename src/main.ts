@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const scheduler = services.scheduler.start();
   const retries = services.retries.start();
   const statusReports = services.statusReports.start();
+  const questionReplies = services.questionReplies.start();
   const runLogs = services.runLogs.start();
   const previousSecrets = services.previousSecrets.start();
   const keptRequests = services.keptRequests.start();
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     () => scheduler.stop(),
     () => retries.stop(),
     () => statusReports.stop(),
+    () => questionReplies.stop(),
     () => runLogs.stop(),
     () => previousSecrets.stop(),
     () => keptRequests.stop(),

@@ -1,4 +1,5 @@
-import type { ForgeProvider, GateCheck } from "../../forges/shared/delivery-event.js";
+import type { GateCheck } from "../../forges/shared/delivery-event.js";
+import type { ForgeProviderName } from "../../forges/shared/forge-client.js";
 import type { CardSeed } from "./launch-plan.js";
 import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
@@ -67,7 +68,7 @@ export interface ForgeResponse {
  */
 export interface ForgeCheck {
   lane: ForgeLane;
-  provider: ForgeProvider;
+  provider: ForgeProviderName;
   /** The forge's repository path and the pull request, merge request or issue number. */
   repo: string;
   number: number;
