@@ -200,7 +200,6 @@ export function composeServices(infra: Infrastructure): Services {
     changes,
     ttlMs: infra.config.configCacheTtlMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
-    limitDefaults: infra.config.orgDefaults,
   });
   const bodies = new BodyBatch();
   const overlap = new OverlapStep({ store });

@@ -42,7 +42,9 @@ export type DeliveryOpening = { kind: "refused"; outcome: DeliveryOutcome } | Op
 export type LaunchResultOf =
   | { kind: "launched"; deliveryId: string; runId: string; botId: string }
   | { kind: "duplicate"; deliveryId: string; runId: string | null; originalDeliveryId: string; botId: string }
-  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial };
+  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial }
+  /** `overlap` found a run in flight as the launch was written (a concurrent delivery launched it). */
+  | { kind: "filtered"; deliveryId: string; botId: string; reason: string };
 
 /** Every outcome of a delivery; each variant names the HTTP status the route sends. */
 export type DeliveryOutcome =

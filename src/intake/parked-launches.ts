@@ -1,4 +1,4 @@
-import type { OverlapStep } from "./pipeline/overlap.js";
+import { decideOverlap, overlapGuard, type OverlapStep } from "./pipeline/overlap.js";
 import type { Runs } from "../runs/runs.js";
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
@@ -195,24 +195,24 @@ export class ParkedLaunches {
     }
 
     const now = clock.now();
-    const result = await launcher
-      .launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
-        within: async (tx, run) => {
-          const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, updated_at: now };
-          if ((await settleAcceptedDelivery(tx, parked.delivery_id, launched)) === undefined) throw new Superseded();
-        },
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Superseded) return undefined;
-        throw err;
-      });
-    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
-    if (!result || result.kind === "launched") {
-      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
-      if (result) this.count(config.provider, "launched");
-      if (result && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
+    const result = await launcher.launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
+      record: { settle: { id: parked.delivery_id, from: "accepted" } },
+      overlap: overlapGuard(config, plan),
+    });
+    // A run launched meanwhile by another delivery of the pull request: `overlap` skips this one.
+    if (result.kind === "overlapping") {
+      const skipped = decideOverlap(config.overlap, plan, result.active);
+      await this.settle(parked, releasedRow(parked, `parked launch dropped: ${skipped.kind === "skip" ? skipped.reason : "a run is in flight"}`));
       return;
     }
+    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
+    if (result.kind === "launched" || result.kind === "taken") {
+      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
+      if (result.kind === "launched") this.count(config.provider, "launched");
+      if (result.kind === "launched" && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
+      return;
+    }
+    if (result.kind === "refused") throw new Error("a parked launch has no call admission to refuse it");
     const { denial } = result;
     const attempts = parked.attempts + 1;
     if (RETRIED_DENIALS.has(denial.error) && attempts < MAX_ATTEMPTS) {
@@ -246,9 +246,6 @@ export class ParkedLaunches {
 function releasedRow(parked: ParkedLaunch, reason: string) {
   return { status: "filtered" as const, idempotency_key: `row|${parked.delivery_id}`, reason };
 }
-
-/** A newer push or a closed pull request settled the parked row while its launch was in flight. */
-class Superseded extends Error {}
 
 /** The forge's event time in epoch ms, if it gives a readable one. */
 function eventTime(eventAt: string | undefined): number | undefined {
