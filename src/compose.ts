@@ -11,7 +11,8 @@ import { TenancyService } from "./tenancy/tenancy-service.js";
 import { AccessTokens } from "./tenancy/tokens.js";
 import { AddressThrottle } from "./tenancy/address-throttle.js";
 import { Passwords } from "./tenancy/passwords.js";
-import { SESSION_PREFIX, Sessions } from "./tenancy/sessions.js";
+import { Sessions } from "./tenancy/sessions.js";
+import { Bearers } from "./tenancy/bearer.js";
 import { SignIn } from "./tenancy/sign-in.js";
 import { SIGN_IN_POLICY } from "./tenancy/sign-in-policy.js";
 import { Launcher } from "./admission/launcher.js";
@@ -39,9 +40,10 @@ import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
 import { IssueCards } from "./intake/issue-cards.js";
-import { ParkedLaunches } from "./intake/parked/parked-launches.js";
+import { ParkedLaunches } from "./intake/parked-launches.js";
 import { RetrySweeper } from "./runs/retry-sweeper.js";
 import { StatusReporter } from "./reporting/status-reporter.js";
+import { QuestionReplies } from "./reporting/question-replies.js";
 import { BoardDispatcher } from "./surfaces/board-dispatcher.js";
 import { BoardService } from "./surfaces/board-service.js";
 import { ScheduleService } from "./surfaces/schedule-service.js";
@@ -88,7 +90,8 @@ export function composeServices(infra: Infrastructure): Services {
   const hashing = new BoundedWork(SIGN_IN_POLICY.hashingRunning, SIGN_IN_POLICY.hashingWaiting);
   const signIn = new SignIn({ store, clock, metrics: infra.metrics, sessions, throttle, hashing, passwordMaxAgeMs: infra.config.passwordMaxAgeMs });
   const passwords = new Passwords({ store, clock, ids, access, audit, metrics: infra.metrics, hashing });
-  const authenticate = (token: string) => (token.startsWith(SESSION_PREFIX) ? sessions.authenticate(token) : tokens.authenticate(token));
+  const bearers = new Bearers({ store, clock });
+  const authenticate = (token: string) => bearers.authenticate(token);
   const tenancy = new TenancyService({ store, clock, ids, access, audit, changes });
   const bots = new BotCatalog({ store, clock, access, audit });
   const credentials = new CredentialStore({ store, clock, ids, sealer: infra.sealer, access, audit });
@@ -197,7 +200,6 @@ export function composeServices(infra: Infrastructure): Services {
     changes,
     ttlMs: infra.config.configCacheTtlMs,
     botLogins: infra.config.forgeBotLogin ? [infra.config.forgeBotLogin] : [],
-    limitDefaults: infra.config.orgDefaults,
   });
   const bodies = new BodyBatch();
   const overlap = new OverlapStep({ store });
@@ -224,6 +226,13 @@ export function composeServices(infra: Infrastructure): Services {
     log: infra.log.child({ component: "forge-status" }),
     baseUrl: infra.config.baseUrl,
     contextPrefix: infra.config.statusContextPrefix,
+  });
+  const questionReplies = new QuestionReplies({
+    store,
+    clock,
+    forges: webhookForges,
+    log: infra.log.child({ component: "question-replies" }),
+    baseUrl: infra.config.baseUrl,
   });
   const cards = new IssueCards({ store, clock, ids, launcher });
   const intake = new DeliveryIntake({
@@ -311,6 +320,7 @@ export function composeServices(infra: Infrastructure): Services {
     parked,
     retries,
     statusReports,
+    questionReplies,
     schedules,
     scheduler,
     triggers,

@@ -1,5 +1,5 @@
 import { takeToken, type BucketState } from "../core/token-bucket.js";
-import type { OrgLimitDefaults } from "../config/config.js";
+import { effectiveLimit, type OrgLimitDefaults } from "../config/config.js";
 import { monthOf, nextMonthStart } from "../core/month.js";
 
 /** The stable denial tokens of the spec's gate, in check order. */
@@ -57,9 +57,6 @@ export type LaunchVerdict =
       month: string;
     }
   | { admitted: false; denial: LaunchDenial };
-
-/** Limits rule 1: an override above 0 wins, otherwise the platform default; 0 means unlimited. */
-export const effectiveLimit = (override: number, platformDefault: number): number => (override > 0 ? override : platformDefault);
 
 /**
  * Which parts of the snapshot the gate will look at: a limit that is 0 (unlimited) needs no

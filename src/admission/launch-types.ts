@@ -1,5 +1,9 @@
 import type { Db } from "../store/store.js";
 import type { RunRow } from "../store/runs.js";
+import type { KeyHolder } from "../store/deliveries.js";
+import type { CallRefusal } from "../store/delivery-ledger.js";
+import type { ActiveRun } from "../store/active-runs.js";
+import type { LaunchRecord } from "../store/launch-record.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
 /** Where a launch came from; every one of them passes the gate. */
@@ -39,6 +43,36 @@ export interface LaunchOptions {
    */
   within?: (tx: Db, run: RunRow) => Promise<void>;
 }
+
+/**
+ * `overlap: skip` as one step with the launch: nothing launches while a run of the same webhook,
+ * subject and bot is in flight (one launched under `key` excepted: that is this delivery's own).
+ */
+export interface OverlapGuard {
+  webhookId: string;
+  subjectId: string;
+  botId: string;
+  key: string;
+}
+
+/** A delivery's launch: its row as data, written by the store in the launch's own commit. */
+export interface RecordedLaunchOptions {
+  record: LaunchRecord;
+  overlap?: OverlapGuard;
+}
+
+/**
+ * As {@link LaunchResult}, and:
+ * - `taken`: the key is held, or a concurrent delivery won the race for it (`holder` unknown
+ *   then); `recorded` when this delivery's own duplicate row was written (`replayOf`);
+ * - `refused`: the call's admission refused it; nothing written;
+ * - `overlapping`: `overlap` found these runs in flight; nothing written.
+ */
+export type RecordedLaunchResult =
+  | LaunchResult
+  | { kind: "taken"; holder: KeyHolder | undefined; recorded: boolean }
+  | { kind: "refused"; refusal: CallRefusal }
+  | { kind: "overlapping"; active: ActiveRun[] };
 
 export type LaunchResult =
   /** HTTP 201: the run is queued. `metered` is false only when the gate failed open. */

@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
-import { isUniqueViolation } from "../store/errors.js";
 import { monthlyWebhookCalls } from "../store/webhook-calls.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
-import type { RunRow } from "../store/runs.js";
 import { loadTeamAndOrg } from "../store/admission.js";
 import { findOrgUsage } from "../store/usage.js";
 import type { LaunchRequest } from "./launch-types.js";
-import { launchDelivery, type RecordedLaunch } from "../intake/launch-delivery.js";
-import { randomIds } from "../core/ids.js";
-import { createLogger } from "../config/logger.js";
+import type { LaunchRecord } from "../store/launch-record.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
@@ -35,9 +31,9 @@ async function newTeam(_t: TestApp, s: Seed, orgId: string, body: Record<string,
   return (await s.admin.post(`/api/orgs/${orgId}/teams`, { name: `t${Math.random()}`, ...body })).body as { id: string; org_id: string };
 }
 
-/** A delivery's launch (intake/launch-delivery.ts) through this app's launcher and ledger. */
-function launchRecorded(t: TestApp, request: LaunchRequest, record: RecordedLaunch) {
-  return launchDelivery({ store: t.store, launcher: t.services.launcher, ids: randomIds, clock: t.clock, log: createLogger("silent") }, request, record);
+/** A delivery's launch, its row as data, through this app's launcher and ledger. */
+function launchRecorded(t: TestApp, request: LaunchRequest, record: LaunchRecord) {
+  return t.services.launcher.launch(request, { record });
 }
 
 async function newOrg(s: Seed, body: Record<string, unknown> = {}) {
@@ -163,21 +159,20 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const org = await newOrg(s);
     const team = await newTeam(t, s, org.id, limits);
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
-    const delivery = (id: string, runId: string) => ({
+    const delivery = (id: string) => ({
       id: `${id}_${team.id}`,
       tenant_id: team.id,
       webhook_id: hook.id,
       provider: "generic" as const,
       status: "launched" as const,
       idempotency_key: "k1",
-      run_id: runId,
+      run_id: null,
       attempts: 1,
       created_at: t.clock.now(),
       updated_at: t.clock.now(),
       launched_at: t.clock.now(),
     });
-    const ungated = !("max_concurrent_runs" in limits);
-    const recorded = (id: string) => ({ tenantId: team.id, idempotencyKey: "k1", ungated, row: (run: RunRow) => delivery(id, run.id) });
+    const recorded = (id: string): LaunchRecord => ({ insert: delivery(id) });
     const first = await launchRecorded(t, request(team.id), recorded("dlv_a"));
     if (first.kind !== "launched") throw new Error("not launched");
     expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
@@ -196,11 +191,9 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
 
     // Two at once under a new key: one launches; the other finds the key taken, or loses it
     // between its check and its write, and then nothing of it is stored.
-    const racing = (id: string) => ({ ...recorded(id), idempotencyKey: "k2", row: (run: RunRow) => ({ ...delivery(id, run.id), idempotency_key: "k2" }) });
-    const outcomes = await Promise.allSettled([launchRecorded(t, request(team.id), racing("dlv_c")), launchRecorded(t, request(team.id), racing("dlv_d"))]);
-    const kinds = outcomes.map((o) => (o.status === "fulfilled" ? o.value.kind : isUniqueViolation(o.reason) ? "lost" : String(o.reason))).sort();
-    expect(kinds[0]).toBe("launched");
-    expect(["lost", "taken"]).toContain(kinds[1]);
+    const racing = (id: string): LaunchRecord => ({ insert: { ...delivery(id), idempotency_key: "k2" } });
+    const outcomes = await Promise.all([launchRecorded(t, request(team.id), racing("dlv_c")), launchRecorded(t, request(team.id), racing("dlv_d"))]);
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(["launched", "taken"]);
     expect(await runCount(t, team.id)).toBe(2);
     expect(await orgRuns(t, org.id)).toBe(2);
   });
@@ -213,7 +206,7 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     ["launch rate spent", {}, { launch_rate_per_min: 1 }, 1, "launch_rate_limited"],
     ["monthly cost cap reached", { monthly_cost_cap_usd: 1 }, {}, 0, "monthly_cost_cap_exceeded"],
     ["monthly run quota used", { monthly_run_quota: 1 }, {}, 1, "monthly_run_quota_exceeded"],
-  ] as const)("denies a recorded launch when %s, and records nothing", async (_, orgBody, teamBody, before, error) => {
+  ] as const)("denies a recorded launch when %s, and writes the denial on its row alone", async (_, orgBody, teamBody, before, error) => {
     const org = await newOrg(s, orgBody);
     const team = await newTeam(t, s, org.id, teamBody);
     for (let i = 0; i < before; i++) expect((await t.services.launcher.launch(request(team.id))).kind).toBe("launched");
@@ -234,25 +227,24 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     }
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const r = await launchRecorded(t, request(team.id), {
-      tenantId: team.id,
-      idempotencyKey: "k-denied",
-      ungated: true,
-      row: (run: RunRow) => ({
+      insert: {
         id: `dlv_denied_${team.id}`,
         tenant_id: team.id,
         webhook_id: hook.id,
         provider: "generic" as const,
         status: "launched" as const,
         idempotency_key: "k-denied",
-        run_id: run.id,
         attempts: 1,
         created_at: t.clock.now(),
         updated_at: t.clock.now(),
-      }),
+      },
     });
     expect(r.kind === "denied" && r.denial.error).toBe(error);
     expect(await runCount(t, team.id)).toBe(before);
-    expect(await t.store.db.selectFrom("webhook_deliveries").select("id").where("tenant_id", "=", team.id).execute()).toEqual([]);
+    // The denial is written on the row, in the gate's transaction.
+    expect(
+      await t.store.db.selectFrom("webhook_deliveries").select(["id", "status", "denial_reason", "run_id"]).where("tenant_id", "=", team.id).execute(),
+    ).toEqual([{ id: `dlv_denied_${team.id}`, status: "launch_error", denial_reason: error, run_id: null }]);
   });
 
   // On PostgreSQL a recorded launch that no limit locks counts on one of the org's tallies
@@ -263,21 +255,17 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
     const launch = (key: string) =>
       launchRecorded(t, request(team.id), {
-        tenantId: team.id,
-        idempotencyKey: key,
-        ungated: true,
-        row: (run: RunRow) => ({
+        insert: {
           id: `dlv_${key}_${team.id}`,
           tenant_id: team.id,
           webhook_id: hook.id,
           provider: "generic" as const,
           status: "launched" as const,
           idempotency_key: key,
-          run_id: run.id,
           attempts: 1,
           created_at: t.clock.now(),
           updated_at: t.clock.now(),
-        }),
+        },
       });
     const first = await launch("q1");
     for (const key of ["q2", "q3"]) expect((await launch(key)).kind).toBe("launched");
@@ -361,23 +349,18 @@ describe.each(storeKinds())("Launcher failing open on %s", (kind) => {
     const now = t.clock.now();
     const admission = { webhookId: "whk_open", orgId: s.org.id, rate: 1, burst: 10, orgMonthlyCalls: 0, webhookMonthlyCalls: 0, month: monthOf(now), now };
     const r = await launchRecorded(t, request(s.team.id), {
-      tenantId: s.team.id,
-      idempotencyKey: "k-open",
-      ungated: false,
       admission,
-      row: (run: RunRow) => ({
+      insert: {
         id: "dlv_open",
         tenant_id: s.team.id,
         webhook_id: "whk_open",
         provider: "generic" as const,
         status: "launched" as const,
         idempotency_key: "k-open",
-        run_id: run.id,
         attempts: 1,
         created_at: now,
         updated_at: now,
-        launched_at: now,
-      }),
+      },
     });
     if (r.kind !== "launched") throw new Error(`not launched: ${r.kind}`);
     expect(r.metered).toBe(false);

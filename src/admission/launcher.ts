@@ -10,8 +10,12 @@ import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
-import { decideLaunch, snapshotNeeds, type LaunchDenial, type LaunchFacts, type LaunchSnapshot } from "./decide-launch.js";
-import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult } from "./launch-types.js";
+import { findActiveRunsOfSubject, type ActiveRun } from "../store/active-runs.js";
+import { findDeliveryByKey } from "../store/deliveries.js";
+import { isUniqueViolation } from "../store/errors.js";
+import { deniedColumns, launchedColumns, writeLaunchRecord, type LaunchRecord, type RecordOutcome } from "../store/launch-record.js";
+import { decideLaunch, noLimitApplies, snapshotNeeds, type LaunchDenial, type LaunchFacts, type LaunchSnapshot } from "./decide-launch.js";
+import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult, OverlapGuard, RecordedLaunchOptions, RecordedLaunchResult } from "./launch-types.js";
 import { newRunRow } from "./new-run-row.js";
 
 export interface LauncherDeps {
@@ -29,6 +33,56 @@ class HookError extends Error {
     super("launch hook failed");
   }
 }
+
+/** A delivery's row whose key a concurrent delivery took first (a row to settle that left its state). */
+class KeyTaken extends Error {}
+
+/** `overlap: skip` found runs in flight under the team's lock. */
+class Overlapping extends Error {
+  constructor(readonly active: ActiveRun[]) {
+    super("overlapping runs in flight");
+  }
+}
+
+/** What a delivery's launch adds to the gate's transaction. */
+interface Gated {
+  lock?: boolean;
+  denied?: (tx: Db, denial: LaunchDenial, now: number) => Promise<void>;
+}
+
+/**
+ * Whether a denial is written on the record's row: a new row and a retried launch_error are
+ * settled as launch_error; a parked push's `accepted` row waits for its next try.
+ */
+function recordsDenial(record: LaunchRecord): boolean {
+  return "insert" in record || record.settle.from === "launch_error";
+}
+
+/** The denial written on the record's row. */
+function deniedRecord(record: LaunchRecord): NonNullable<Gated["denied"]> {
+  return (tx, denial, now) => keepRecord(tx, record, deniedColumns(denial, now));
+}
+
+/** The record written with its outcome, or the launch's commit rolled back as a lost race (`KeyTaken`, a unique violation). */
+async function keepRecord(tx: Db, record: LaunchRecord, outcome: RecordOutcome): Promise<void> {
+  let kept: boolean;
+  try {
+    kept = await writeLaunchRecord(tx, record, outcome);
+  } catch (err) {
+    throw new HookError(err);
+  }
+  if (!kept) throw new HookError(new KeyTaken());
+}
+
+/** The one way a race ends: a row gone from its state or a key's unique index is `taken`, an overlap `overlapping`. */
+function lostRace(err: unknown): RecordedLaunchResult {
+  if (err instanceof Overlapping) return { kind: "overlapping", active: err.active };
+  if (err instanceof KeyTaken || isUniqueViolation(err)) return { kind: "taken", holder: undefined, recorded: false };
+  throw err;
+}
+
+/** The ledger's one commit of a delivery's launch: its answer, or the gate's turn (`gate`), or `failed` before any write. */
+type AtOnce = RecordedLaunchResult | { kind: "gate" } | { kind: "failed" };
 
 const NOT_RESUMABLE = "only a failed or failed_resumable run can be resumed";
 
@@ -51,10 +105,104 @@ function limitsOf({ team, org }: TeamAndOrg) {
  * the run (step 5) and writes the run. A store error fails open (Limits rule 4).
  */
 export class Launcher {
-  constructor(private readonly deps: LauncherDeps) {}
+  /** Whether the platform's defaults leave a team without limits possible: the ledger's one commit is worth trying. */
+  private readonly oneCommit: boolean;
 
-  async launch(request: LaunchRequest, options: LaunchOptions = {}): Promise<LaunchResult> {
+  constructor(private readonly deps: LauncherDeps) {
+    const unlimited = { status: "active", monthlyCostCapMicro: 0, monthlyRunQuota: 0, maxConcurrentRuns: 0, launchRatePerMin: 0 } as const;
+    this.oneCommit = noLimitApplies(unlimited, unlimited, deps.defaults);
+  }
+
+  /**
+   * The only door a run comes in by. With a delivery's `record` (data, not a callback), the run
+   * and the row commit together however the store executes them: in the ledger's one commit when
+   * no limit applies to the team (store/sqlite/commit-delivery.ts,
+   * store/postgres/deliver-webhook-calls.sql), else in the gate's transaction.
+   */
+  launch(request: LaunchRequest, options?: LaunchOptions): Promise<LaunchResult>;
+  launch(request: LaunchRequest, options: RecordedLaunchOptions): Promise<RecordedLaunchResult>;
+  async launch(request: LaunchRequest, options: LaunchOptions | RecordedLaunchOptions = {}): Promise<RecordedLaunchResult> {
+    if ("record" in options) return this.launchRecorded(request, options);
     return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, this.deps.ids.next("run")), options);
+  }
+
+  /**
+   * A delivery's launch: the call's admission first, then the key (held: `taken`), then the run
+   * with its row. A lost race, whatever its form (the key's unique index, a row to settle gone
+   * from its state), answers `taken`.
+   */
+  private async launchRecorded(request: LaunchRequest, { record, overlap }: RecordedLaunchOptions): Promise<RecordedLaunchResult> {
+    const id = this.deps.ids.next("run");
+    if ("insert" in record) {
+      const answered = await this.beforeGate(request, id, record, overlap);
+      if (answered) return answered;
+    }
+    const gated = { lock: overlap !== undefined, denied: recordsDenial(record) ? deniedRecord(record) : undefined };
+    try {
+      return await this.admit(request.teamId, request.bypassGate === true, this.insertRecorded(request, id, record, overlap), {}, gated);
+    } catch (err) {
+      return lostRace(err);
+    }
+  }
+
+  /**
+   * A new row's admission and key check, before the gate: in the ledger's one commit with the
+   * launch when it can be, else on their own. Its answer, or undefined when the gate is to write it.
+   */
+  private async beforeGate(
+    request: LaunchRequest,
+    id: string,
+    record: Extract<LaunchRecord, { insert: unknown }>,
+    overlap: OverlapGuard | undefined,
+  ): Promise<RecordedLaunchResult | undefined> {
+    let keyChecked = false;
+    if (this.oneCommit && request.bypassGate !== true && !overlap) {
+      const answer = await this.commitAtOnce(request, id, record);
+      if (answer.kind !== "gate" && answer.kind !== "failed") return answer;
+      keyChecked = answer.kind === "gate";
+    } else if (record.admission) {
+      const admitted = await this.deps.store.ledger.admit(record.admission);
+      if (admitted.kind !== "admitted") return { kind: "refused", refusal: admitted };
+    }
+    const holder = keyChecked ? undefined : await findDeliveryByKey(this.deps.store.db, record.insert.tenant_id, record.insert.idempotency_key);
+    return holder ? { kind: "taken", holder, recorded: false } : undefined;
+  }
+
+  /** The run, the record, and the call's admission in one ledger commit; `gate` when a limit or a status needs the gate. */
+  private async commitAtOnce(request: LaunchRequest, id: string, record: Extract<LaunchRecord, { insert: unknown }>): Promise<AtOnce> {
+    const { store, clock, log } = this.deps;
+    const now = clock.now();
+    const month = monthOf(now);
+    // The store sets the run's org from the team.
+    const run = newRunRow(request, id, "", now, month);
+    const row = Object.assign(record.insert, launchedColumns(id, now));
+    try {
+      const answer = await store.ledger.commit({ admission: record.admission, row, launch: { teamId: request.teamId, run, month }, replayOf: record.replayOf });
+      if (answer.kind === "launched") return { kind: "launched", run: { ...run, org_id: answer.orgId }, metered: true };
+      if (answer.kind === "refused" || answer.kind === "taken" || answer.kind === "gate") return answer;
+      throw new Error(`the ledger answered ${answer.kind} to a launch`);
+    } catch (err) {
+      if (isUniqueViolation(err)) return { kind: "taken", holder: undefined, recorded: false };
+      // With the admission in the same commit, whether it committed is not known: no fallback.
+      if (record.admission) throw err;
+      log.warn({ err, teamId: request.teamId }, "one-commit launch failed; taking the gate's transaction");
+      return { kind: "failed" };
+    }
+  }
+
+  /** The run and its record in the gate's transaction; under `overlap`, only when nothing overlapping is in flight. */
+  private insertRecorded(request: LaunchRequest, id: string, record: LaunchRecord, overlap: OverlapGuard | undefined): Admit {
+    const insert = this.insertNew(request, id);
+    return async (tx, orgId, now, meterMonth) => {
+      if (overlap) {
+        const match = { teamId: request.teamId, webhookId: overlap.webhookId, subjectId: overlap.subjectId, botId: overlap.botId };
+        const active = (await findActiveRunsOfSubject(tx, match)).filter((r) => r.idempotencyKey !== overlap.key);
+        if (active.length > 0) throw new HookError(new Overlapping(active));
+      }
+      const written = await insert(tx, orgId, now, meterMonth);
+      await keepRecord(tx, record, launchedColumns(id, now));
+      return written;
+    };
   }
 
   /** Writes a new run under `id`. */
@@ -93,7 +241,12 @@ export class Launcher {
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
   }
 
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions): Promise<LaunchResult> {
+  /**
+   * `gated.lock`: the team's rows are locked whatever the limits (a write that reads what concurrent
+   * launches write); `gated.denied`: the denial's own write, in the gate's transaction.
+   */
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions, gated: Gated = {}): Promise<LaunchResult> {
+    const { lock = false, denied } = gated;
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
@@ -102,11 +255,14 @@ export class Launcher {
       const result = await store.tx(async (tx): Promise<LaunchResult> => {
         // Rows are locked only when a limit will be checked; unlimited checks read nothing
         // (counting active runs grows with the queue).
-        const found = await loadTeamAndOrg(tx, teamId, (f) => this.needsLocks(f, facts));
+        const found = await loadTeamAndOrg(tx, teamId, (f) => lock || this.needsLocks(f, facts));
         if (!found) throw notFound("team");
         const { org } = found;
         const verdict = decideLaunch(await this.snapshot(tx, found, facts, now), facts, now);
-        if (!verdict.admitted) return { kind: "denied", denial: verdict.denial };
+        if (!verdict.admitted) {
+          if (denied) await denied(tx, verdict.denial, now);
+          return { kind: "denied", denial: verdict.denial };
+        }
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const written = await write(tx, org.id, now, verdict.month);
         await this.runHook(options, tx, written.run);

@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import type { Db, Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
-import { webhooksReferencing } from "../webhooks/webhook-refs.js";
+import { webhooksReferencing } from "../store/webhook-refs.js";
 import { BOT_ID_RE, BUILTIN_BOTS, isBuiltinBot } from "./bot-id.js";
 import { iso } from "../core/iso.js";
 

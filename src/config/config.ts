@@ -1,7 +1,5 @@
 import { type Cidr, parseCidrList } from "../core/network-policy.js";
-import type { RetryPolicy } from "../runs/retry-policy.js";
-import type { RunLogSettings } from "../runs/run-logs.js";
-import type { KeptRequestSettings } from "../deliveries/kept-request-settings.js";
+import type { LogBounds } from "../store/run-logs.js";
 import path from "node:path";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
@@ -94,6 +92,32 @@ export interface OrgLimitDefaults {
   launchRatePerMin: number;
   monthlyCostCapMicroUsd: number;
   monthlyRunQuota: number;
+}
+
+/** Limits rule 1: an override above 0 wins, otherwise the platform default; 0 means unlimited. */
+export const effectiveLimit = (override: number, platformDefault: number): number => (override > 0 ? override : platformDefault);
+
+/** How a run that dies on an exhausted provider usage window is retried. */
+export interface RetryPolicy {
+  usageWindow: boolean;
+  /** Automatic retries of one run at most. */
+  maxAttempts: number;
+  /** A window resetting further away than this is not waited for (ms). */
+  maxWaitMs: number;
+  /** Up to this fraction of the wait is added at random, so runs blocked together do not resume together. */
+  jitter: number;
+}
+
+export interface RunLogSettings extends LogBounds {
+  /** An attempt's output is forgotten this long after its last line. */
+  retentionMs: number;
+}
+
+export interface KeptRequestSettings {
+  /** A body longer than this is recorded as too large to keep (SERVICE_DELIVERY_PAYLOAD_MAX_BYTES). */
+  maxBodyBytes: number;
+  /** A kept request is forgotten this long after it arrived (SERVICE_DELIVERY_PAYLOAD_RETENTION_DAYS). */
+  retentionMs: number;
 }
 
 export class ConfigError extends Error {

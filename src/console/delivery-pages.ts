@@ -1,4 +1,4 @@
-import type { Services } from "../http/services.js";
+import type { ConsoleServices } from "./console-services.js";
 import type { Principal } from "../tenancy/access.js";
 import { html, type Safe } from "./html.js";
 import { statusBadge, table } from "./layout.js";
@@ -14,7 +14,7 @@ const PAGE = 50;
 
 /** A webhook's delivery log, newest first, a page at a time, filtered by status, event and time in the store. */
 export async function deliveriesPage(
-  s: Services,
+  s: ConsoleServices,
   p: Principal,
   teamId: string,
   webhookId: string,
@@ -70,7 +70,7 @@ ${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows
 }
 
 /** One delivery: its row, the steps it passed, the run it started. */
-export async function deliveryPage(s: Services, p: Principal, teamId: string, webhookId: string, deliveryId: string): Promise<Titled> {
+export async function deliveryPage(s: ConsoleServices, p: Principal, teamId: string, webhookId: string, deliveryId: string): Promise<Titled> {
   const hook = await s.webhooks.get(p, teamId, webhookId);
   const got = await s.deliveries.show(p, teamId, webhookId, deliveryId);
   const d = got.delivery;
@@ -109,7 +109,7 @@ ${table(["Step", "Result", "Detail"], steps, "")}`,
   };
 }
 
-type Shown = Awaited<ReturnType<Services["deliveries"]["show"]>>;
+type Shown = Awaited<ReturnType<ConsoleServices["deliveries"]["show"]>>;
 
 /** The request as it arrived (redacted), and the form that sends it again. */
 function requestSection(got: Shown, action: string): Safe {

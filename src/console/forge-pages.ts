@@ -1,4 +1,4 @@
-import type { Services } from "../http/services.js";
+import type { ConsoleServices } from "./console-services.js";
 import type { Principal } from "../tenancy/access.js";
 import { html, type Safe } from "./html.js";
 import { statusBadge, table } from "./layout.js";
@@ -6,7 +6,7 @@ import { statusBadge, table } from "./layout.js";
 type Titled = { title: string; body: Safe };
 
 /** A team's forge connections and the repositories provisioned through them, from the store alone (no forge call). */
-export async function forgePage(s: Services, p: Principal, teamId: string): Promise<Titled> {
+export async function forgePage(s: ConsoleServices, p: Principal, teamId: string): Promise<Titled> {
   const team = await s.tenancy.getTeam(p, teamId);
   const [connections, repoBots] = await Promise.all([s.connections.list(p, teamId), s.repoBots.list(p, teamId)]);
   const connRows = connections.map(
@@ -30,7 +30,7 @@ ${table(["Repository", "Webhook", "Hook", "Hook address", "Security-read token"]
 }
 
 /** One provisioned repository's hook health, read back from the forge now. */
-export async function repoBotHealthPage(s: Services, p: Principal, teamId: string, repoBotId: string): Promise<Titled> {
+export async function repoBotHealthPage(s: ConsoleServices, p: Principal, teamId: string, repoBotId: string): Promise<Titled> {
   const r = await s.repoBotHealth.check(p, teamId, repoBotId);
   const problems = r.problems.map((x) => html`<tr><td><code>${x.code}</code></td><td>${x.detail}</td></tr>`);
   const d = r.deliveries;

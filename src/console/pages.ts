@@ -1,4 +1,4 @@
-import type { Services } from "../http/services.js";
+import type { ConsoleServices } from "./console-services.js";
 import type { Principal } from "../tenancy/access.js";
 import { html, type Safe } from "./html.js";
 import { bar, statusBadge, table } from "./layout.js";
@@ -9,7 +9,7 @@ const usd = (n: number) => `${n.toFixed(2)} USD`;
 const count = (n: number) => String(n);
 
 /** The user's orgs and teams. */
-export async function homePage(s: Services, p: Principal): Promise<Titled> {
+export async function homePage(s: ConsoleServices, p: Principal): Promise<Titled> {
   const me = await s.tenancy.me(p);
   const orgLinks = (id: string) => html`<a href="/console/orgs/${id}/teams">teams</a> · <a href="/console/orgs/${id}/usage">usage this month</a>`;
   const orgs = me.orgs.map((o) => html`<tr><td>${o.name}</td><td>${o.role}</td><td>${orgLinks(o.id)}</td></tr>`);
@@ -33,7 +33,7 @@ export async function homePage(s: Services, p: Principal): Promise<Titled> {
 }
 
 /** An org's teams: every team for an org admin or a super-admin, a member's own teams for a member. */
-export async function orgTeamsPage(s: Services, p: Principal, orgId: string): Promise<Titled> {
+export async function orgTeamsPage(s: ConsoleServices, p: Principal, orgId: string): Promise<Titled> {
   const teams = await s.tenancy.listTeams(p, orgId);
   const name = p.superAdmin ? (await s.tenancy.getOrg(p, orgId)).name : ((await s.tenancy.me(p)).orgs.find((o) => o.id === orgId)?.name ?? orgId);
   const rows = teams.map(
@@ -48,7 +48,7 @@ ${table(["Team", "State", "Max concurrent runs", "Launches per minute", ""], row
 }
 
 /** A team's webhooks with their delivery URL and state. */
-export async function teamPage(s: Services, p: Principal, teamId: string): Promise<Titled> {
+export async function teamPage(s: ConsoleServices, p: Principal, teamId: string): Promise<Titled> {
   const team = await s.tenancy.getTeam(p, teamId);
   const hooks = await s.webhooks.list(p, teamId);
   const rows = hooks.map(
@@ -63,7 +63,7 @@ export async function teamPage(s: Services, p: Principal, teamId: string): Promi
 }
 
 /** A team's runs, newest first. */
-export async function runsPage(s: Services, p: Principal, teamId: string): Promise<Titled> {
+export async function runsPage(s: ConsoleServices, p: Principal, teamId: string): Promise<Titled> {
   const team = await s.tenancy.getTeam(p, teamId);
   const runs = await s.runs.list(p, teamId, { limit: 100 });
   const rows = runs.map(
@@ -74,7 +74,7 @@ export async function runsPage(s: Services, p: Principal, teamId: string): Promi
 }
 
 /** One run with its attempts and its usage. */
-export async function runPage(s: Services, p: Principal, runId: string): Promise<Titled> {
+export async function runPage(s: ConsoleServices, p: Principal, runId: string): Promise<Titled> {
   const r = await s.runs.get(p, runId);
   const attempts = r.attempts.map(
     (a) =>
@@ -132,7 +132,7 @@ function questionForm(runId: string, q: { text: string; choices?: string[] }): R
 }
 
 /** An org's month against its caps. */
-export async function usagePage(s: Services, p: Principal, orgId: string): Promise<Titled> {
+export async function usagePage(s: ConsoleServices, p: Principal, orgId: string): Promise<Titled> {
   const u = await s.usage.orgUsage(p, orgId, "org");
   const teams = u.teams.map(
     (t) => html`<tr><td>${t.name}</td><td>${t.active_runs}</td><td>${t.max_concurrent_runs || "none"}</td><td>${t.launch_rate_per_min || "none"}</td></tr>`,
@@ -160,7 +160,7 @@ function dailyTable(d: { month: string; days: { date: string; runs: number; cost
 }
 
 /** The team's share of the credential ledger for a month. */
-export async function ledgerPage(s: Services, p: Principal, teamId: string, month: string | undefined): Promise<Titled> {
+export async function ledgerPage(s: ConsoleServices, p: Principal, teamId: string, month: string | undefined): Promise<Titled> {
   const team = await s.tenancy.getTeam(p, teamId);
   const l = await s.usage.teamCredentials(p, teamId, { month: month || undefined });
   const rows = l.credentials.map(

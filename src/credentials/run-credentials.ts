@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import type { Sealer } from "../core/sealer.js";
 import { last4 } from "../core/secrets.js";
-import { nulField, nulMessage } from "../runs/nul-field.js";
+import { nulField, nulMessage } from "../core/nul-field.js";
 import { recordAttemptCredentials } from "../store/attempt-credentials.js";
 import { insertTokenToRevoke } from "../store/forge-tokens-to-revoke.js";
 import { listOrgApiKeys, listTeamApiKeys, listWorkflowSecrets } from "../store/credentials.js";

@@ -23,13 +23,6 @@ export interface PingDeps {
   baseUrl: string;
 }
 
-/** What a provider's own test delivery looks like: its event header value and its body. */
-interface PingShape {
-  event: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
 /**
  * A test delivery sent through the delivery endpoint, proven as the forge would prove it, to
  * check a config end to end: GitHub's `ping`, GitLab's and Forgejo's test push (their "Test"
@@ -46,7 +39,7 @@ export class Pings {
     const { config } = target;
     const provider = config.provider;
     const url = `${this.deps.baseUrl}/api/webhooks/${provider}/${webhookId}`;
-    const shape = pingShape(provider, url, webhookId);
+    const shape = providers[provider].testDelivery({ url, hookId: webhookId, deliveryId: randomUUID() });
     const body = Buffer.from(JSON.stringify(shape.body));
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -84,66 +77,7 @@ function signatureHeaders(provider: ProviderName, mode: "hmac" | "standard", sec
     return { "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": `v1,${sig}` };
   }
   const hex = createHmac("sha256", secret).update(body).digest("hex");
-  const name = providers[provider].headers.signature[0]!.toLowerCase();
-  // GitHub prefixes the digest; Forgejo and Gitea send it bare.
-  return { [name]: provider === "forge_c" ? hex : `sha256=${hex}` };
-}
-
-const ZERO = "0".repeat(40);
-
-function pingShape(provider: ProviderName, url: string, webhookId: string): PingShape {
-  const delivery = randomUUID();
-  const repo = { id: 1, name: "ping", full_name: "service/ping", html_url: "https://example.invalid/service/ping", default_branch: "main" };
-  switch (provider) {
-    // https://docs.github.com/en/webhooks/webhook-events-and-payloads#ping
-    case "forge_b":
-      return {
-        event: "ping",
-        headers: { "x-github-event": "ping", "x-github-delivery": delivery, "x-github-hook-id": webhookId },
-        body: {
-          zen: "Keep it logically awesome.",
-          hook_id: 0,
-          hook: { type: "Repository", name: "web", active: true, events: ["*"], config: { content_type: "json", insecure_ssl: "0", url } },
-          repository: repo,
-          sender: { login: "service-ping", type: "User" },
-        },
-      };
-    // GitLab's "Test" sends a push event sample.
-    case "forge_a":
-      return {
-        event: "Push Hook",
-        headers: { "x-gitlab-event": "Push Hook", "x-gitlab-event-uuid": delivery },
-        body: {
-          object_kind: "push",
-          event_name: "push",
-          before: ZERO,
-          after: ZERO,
-          ref: "refs/heads/main",
-          user_username: "service-ping",
-          project_id: 1,
-          project: { id: 1, name: "ping", path_with_namespace: "service/ping", web_url: repo.html_url, default_branch: "main" },
-          commits: [],
-          total_commits_count: 0,
-          repository: { name: "ping", homepage: repo.html_url },
-        },
-      };
-    // Forgejo's and Gitea's "Test Delivery" sends a push event.
-    case "forge_c":
-      return {
-        event: "push",
-        headers: { "x-forgejo-event": "push", "x-gitea-event": "push", "x-forgejo-delivery": delivery, "x-gitea-delivery": delivery },
-        body: {
-          ref: "refs/heads/main",
-          before: ZERO,
-          after: ZERO,
-          commits: [],
-          total_commits: 0,
-          repository: repo,
-          pusher: { login: "service-ping" },
-          sender: { login: "service-ping" },
-        },
-      };
-    case "generic":
-      return { event: "ping", headers: { "x-service-event": "ping" }, body: { ping: true } };
-  }
+  const signing = providers[provider];
+  const name = signing.headers.signature[0]!.toLowerCase();
+  return { [name]: signing.signatureValue?.(hex) ?? hex };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { hmacSha256Hex } from "./shared/verify-signature.js";
 import { defaultSignMode, PROVIDERS } from "../webhooks/webhook-config.js";
 import { markVerified } from "./shared/verified-payload.js";
 import { providers } from "./providers.js";
@@ -28,6 +29,19 @@ describe("provider registry conformance", () => {
       const rawBody = Buffer.from("{}");
       expect(provider.verify({ headers: {}, rawBody, auth: { mode: "hmac", secret: "s" } }).ok).toBe(false);
       expect(provider.verify({ headers: {}, rawBody, auth: { mode: "token", verifyToken: () => true } }).ok).toBe(false);
+    });
+
+    it("proves and parses its own test delivery, signed as the forge signs it", () => {
+      const test = provider.testDelivery({ url: "https://service.example/api/webhooks/x/wh_1", hookId: "wh_1", deliveryId: "d-1" });
+      const rawBody = Buffer.from(JSON.stringify(test.body));
+      const headers: Record<string, string> = { ...test.headers };
+      if (provider.signModes.includes("hmac")) {
+        headers[provider.headers.signature[0]!.toLowerCase()] = provider.signatureValue!(hmacSha256Hex("s", rawBody));
+        const proven = provider.verify({ headers, rawBody, auth: { mode: "hmac", secret: "s" } });
+        expect(proven.ok && provider.parse(proven.payload, headers).ok).toBe(true);
+      }
+      if (provider.headers.event.length > 0) expect(test.headers[provider.headers.event[0]!.toLowerCase()]).toBe(test.event);
+      expect(provider.parse(markVerified(rawBody.toString(), ""), headers).ok).toBe(true);
     });
 
     it("answers bad JSON with a value, never an exception", () => {

@@ -93,7 +93,8 @@ describe.each(PROVIDER_NAMES)("%s conformance against its fake", (provider) => {
 
   it("bounds each request by the per-call timeout, inside the lane's deadline", async () => {
     fake.server.fault({ delayMs: 10_000 });
-    const result = await open({ callTimeoutMs: 200 }).tokenOwner();
+    // A lane deadline far off: on a busy host the default one (4 s) could pass first and be the reason given.
+    const result = await open({ callTimeoutMs: 200, laneDeadlineMs: 60_000 }).tokenOwner();
     expect(result).toEqual({ ok: false, error: { code: "forge_unavailable", reason: "the forge did not answer within 200 ms" } });
   });
 

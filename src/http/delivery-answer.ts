@@ -1,5 +1,5 @@
 import type { DeliveryOutcome, LaunchResultOf } from "../intake/delivery-outcome.js";
-import type { ParkResult } from "../intake/parked/parked-launches.js";
+import type { ParkResult } from "../intake/parked-launches.js";
 import { errorAnswer, type Answer } from "./error-handler.js";
 import { denialAnswer } from "./send-denial.js";
 
@@ -56,6 +56,8 @@ function resultBody(r: LaunchResultOf) {
       return { status: "duplicate", run_id: r.runId, delivery_id: r.deliveryId, original_delivery_id: r.originalDeliveryId, bot: r.botId };
     case "denied":
       return { status: "launch_error", delivery_id: r.deliveryId, bot: r.botId, error: r.denial.error, detail: r.denial.detail };
+    case "filtered":
+      return { status: "filtered", delivery_id: r.deliveryId, bot: r.botId, reason: r.reason };
   }
 }
 

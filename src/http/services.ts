@@ -1,4 +1,5 @@
 import type { StatusReporter } from "../reporting/status-reporter.js";
+import type { QuestionReplies } from "../reporting/question-replies.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Config } from "../config/config.js";
@@ -29,7 +30,7 @@ import type { RunnerDesk } from "../runs/desk/runner-desk.js";
 import type { RunnerTokens } from "../runs/desk/runner-tokens.js";
 import type { RunLogs } from "../runs/run-logs.js";
 import type { PreviousSecretSweep } from "../webhooks/previous-secret-sweep.js";
-import type { ParkedLaunches } from "../intake/parked/parked-launches.js";
+import type { ParkedLaunches } from "../intake/parked-launches.js";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { BodyBudget } from "./body-budget.js";
 import type { RetrySweeper } from "../runs/retry-sweeper.js";
@@ -105,6 +106,7 @@ export interface Services {
   /** Resumes runs whose usage-window retry is due; main.ts starts it. */
   retries: RetrySweeper;
   statusReports: StatusReporter;
+  questionReplies: QuestionReplies;
   /** A team's cron schedules; main.ts starts the scheduler that launches them. */
   schedules: ScheduleService;
   scheduler: Scheduler;

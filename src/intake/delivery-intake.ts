@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
-import { effectiveLimit } from "../admission/decide-launch.js";
+import { effectiveLimit } from "../config/config.js";
 import type { BotCatalog } from "../bots/bot-catalog.js";
 import { isBuiltinBot } from "../bots/bot-id.js";
 import type { Clock } from "../core/clock.js";
@@ -18,17 +18,17 @@ import { checkDeliveryToken } from "../forges/shared/check-delivery-token.js";
 import { filtered, invalidHttpStatus, type FinalDecision, type RefusalCode } from "./pipeline/delivery-decision.js";
 import { bumpGateStreak, readGateStreak, resetGateStreak } from "../store/gate-streaks.js";
 import type { DeliveryContext } from "./pipeline/delivery-context.js";
-import { evaluateDelivery } from "./pipeline/evaluate-delivery.js";
+import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { ForgeStep } from "./lanes/forge/forge-step.js";
 import type { OverlapStep } from "./pipeline/overlap.js";
 import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./pipeline/body-batch.js";
 import type { BodyAuth } from "../forges/shared/provider.js";
 import { providers } from "../forges/providers.js";
-import { baseRow, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
+import { baseRow, planRowOf, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
 import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
-import type { ParkedLaunches, ParkResult } from "./parked/parked-launches.js";
-import { PlanLaunches } from "./plan-launch.js";
+import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
+import { KeyedLaunches, type KeyedOutcome } from "./keyed-launch.js";
 import type { IssueCards } from "./issue-cards.js";
 import type { BoardCardRow } from "../store/board.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
@@ -77,10 +77,10 @@ const REFUSED_HINTS_MAX = 10_000;
 export class DeliveryIntake {
   /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
   private readonly refusedUntil = new BoundedMap<string, number>(REFUSED_HINTS_MAX);
-  private readonly plans: PlanLaunches;
+  private readonly keyed: KeyedLaunches;
 
   constructor(private readonly deps: DeliveryIntakeDeps) {
-    this.plans = new PlanLaunches(deps);
+    this.keyed = new KeyedLaunches(deps);
   }
 
   /** A delivery whose body is already read: {@link open}, then {@link receive}. */
@@ -238,14 +238,19 @@ export class DeliveryIntake {
         const results: LaunchResultOf[] = [];
         // The first bot's launch writes the call's admission first; the others follow it.
         for (const [i, plan] of decision.launches.entries()) {
-          const result = await this.plans.launch(target, row, plan, i === 0 ? admission : undefined);
-          if (result.kind === "refused") return refuse(result.refusal);
+          const keyed = await this.keyed.launch(target, planRowOf(row, plan), plan, i === 0 ? admission : undefined);
+          if (keyed.kind === "refused") return refuse(keyed.refusal);
+          const result = resultOf(keyed, plan.botId);
           if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
           if (result.kind === "launched" && config.board_mode === "track") await this.deps.cards.track(config, plan, result.runId);
           if (result.kind === "launched" && plan.gateFix) {
             await bumpGateStreak(this.deps.store.db, { webhookId: config.id, subjectId: plan.subjectId, gate: plan.gateFix.gate }, now);
           }
           results.push(result);
+        }
+        // Every bot's launch met a run a concurrent delivery launched: answered as a skipped overlap.
+        if (results.every((r) => r.kind === "filtered")) {
+          return { kind: "filtered", deliveryId: results[0]!.deliveryId, reason: results.map((r) => r.reason).join("; ") };
         }
         return { kind: "launch", results };
       }
@@ -404,4 +409,18 @@ function withFreshKeys<D extends { kind: string }>(decision: D, salt: string): D
   if (decision.kind !== "launch" && decision.kind !== "defer") return decision;
   const d = decision as D & { launches: LaunchPlan[] };
   return { ...d, launches: d.launches.map((p) => ({ ...p, idempotencyKey: `${p.idempotencyKey}|again:${salt}` })) };
+}
+
+/** One bot's result as the delivery's answer names it. */
+function resultOf(k: Exclude<KeyedOutcome, { kind: "refused" }>, botId: string): LaunchResultOf {
+  switch (k.kind) {
+    case "launched":
+      return { kind: "launched", deliveryId: k.deliveryId, runId: k.runId, botId };
+    case "duplicate":
+      return { kind: "duplicate", deliveryId: k.deliveryId, runId: k.holder.run_id, originalDeliveryId: k.holder.id, botId };
+    case "denied":
+      return { kind: "denied", deliveryId: k.deliveryId, botId, denial: k.denial };
+    case "filtered":
+      return { kind: "filtered", deliveryId: k.deliveryId, botId, reason: k.reason };
+  }
 }

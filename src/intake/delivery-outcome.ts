@@ -2,7 +2,7 @@ import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
 import type { DeliveryTarget } from "./delivery-targets.js";
 import type { HeaderBag } from "../forges/shared/headers.js";
-import type { ParkResult } from "./parked/parked-launches.js";
+import type { ParkResult } from "./parked-launches.js";
 import type { BodyAuth } from "../forges/shared/provider.js";
 
 /** What is known of a delivery before its body is read. */
@@ -42,7 +42,9 @@ export type DeliveryOpening = { kind: "refused"; outcome: DeliveryOutcome } | Op
 export type LaunchResultOf =
   | { kind: "launched"; deliveryId: string; runId: string; botId: string }
   | { kind: "duplicate"; deliveryId: string; runId: string | null; originalDeliveryId: string; botId: string }
-  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial };
+  | { kind: "denied"; deliveryId: string; botId: string; denial: LaunchDenial }
+  /** `overlap` found a run in flight as the launch was written (a concurrent delivery launched it). */
+  | { kind: "filtered"; deliveryId: string; botId: string; reason: string };
 
 /** Every outcome of a delivery; each variant names the HTTP status the route sends. */
 export type DeliveryOutcome =

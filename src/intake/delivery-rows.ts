@@ -1,7 +1,7 @@
 import type { NewDelivery } from "../store/deliveries.js";
 import { NEW_DELIVERY } from "../store/schema/webhooks.js";
 import type { ProviderName, WebhookConfig } from "../webhooks/webhook-config.js";
-import type { DeliverySummary } from "./pipeline/evaluate-delivery.js";
+import type { DeliverySummary } from "./evaluate-delivery.js";
 import type { LaunchPlan } from "./pipeline/delivery-decision.js";
 
 /** A delivery's row before its outcome: everything but its id, status and key. */

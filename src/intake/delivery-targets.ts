@@ -1,5 +1,3 @@
-import { noLimitApplies } from "../admission/decide-launch.js";
-import type { OrgLimitDefaults } from "../config/config.js";
 import { connectionBotLogins } from "../connections/connection-identity.js";
 import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
@@ -27,8 +25,6 @@ export interface DeliveryTarget {
   previousHmacSecret: string | undefined;
   /** The bot identity set: the service's logins, and a provisioned config's connection's (see connectionBotLogins). */
   botLogins: readonly string[];
-  /** `noLimitApplies` for the owner as read: a launch may try the ledger's one commit first. */
-  ungated: boolean;
   /** A provisioned repository's CI gate, when it names one. */
   gate: GateSettings | undefined;
 }
@@ -54,8 +50,6 @@ export class DeliveryTargets {
       ttlMs: number;
       /** The service's own forge bot login(s) (SERVICE_FORGE_BOT_LOGIN). */
       botLogins: readonly string[];
-      /** The platform's launch limits, for `noLimitApplies`. */
-      limitDefaults: OrgLimitDefaults;
     },
   ) {
     deps.changes.subscribe((change) => this.forget(change));
@@ -80,8 +74,7 @@ export class DeliveryTargets {
     const { owner } = loaded;
     const connectionLogins = connectionBotLogins(loaded.connection);
     const botLogins = connectionLogins.length > 0 ? [...this.deps.botLogins, ...connectionLogins] : this.deps.botLogins;
-    const ungated = noLimitApplies(owner.org, owner.team, this.deps.limitDefaults);
-    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, previousHmacSecret, botLogins, ungated, gate: loaded.gate };
+    const target: DeliveryTarget = { config, secrets, owner, hmacSecret, previousHmacSecret, botLogins, gate: loaded.gate };
     if (this.deps.ttlMs > 0) {
       // Read again, it moves to the back of the eviction order.
       this.entries.delete(webhookId);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planRetry, resolveRetryPolicy, type RetryPolicy } from "./retry-policy.js";
+import { planRetry, resolveRetryPolicy } from "./retry-policy.js";
+import type { RetryPolicy } from "../config/config.js";
 
 const platform: RetryPolicy = { usageWindow: true, maxAttempts: 3, maxWaitMs: 6 * 3600_000, jitter: 0.1 };
 const unset = { retry_usage_window: null, retry_max_attempts: null, retry_max_wait: null, retry_jitter: null };

@@ -1,13 +1,4 @@
-/** How a run that dies on an exhausted provider usage window is retried. */
-export interface RetryPolicy {
-  usageWindow: boolean;
-  /** Automatic retries of one run at most. */
-  maxAttempts: number;
-  /** A window resetting further away than this is not waited for (ms). */
-  maxWaitMs: number;
-  /** Up to this fraction of the wait is added at random, so runs blocked together do not resume together. */
-  jitter: number;
-}
+import type { RetryPolicy } from "../config/config.js";
 
 /** One layer's values as stored: null is "not set here". */
 export interface RetryLayer {

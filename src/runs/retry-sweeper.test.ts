@@ -87,7 +87,10 @@ describe.each(storeKinds())("usage-window retries and the dead-letter queue on %
     t.clock.advance(HOUR);
     const other = new RetrySweeper({ store: t.store, clock: t.clock, launcher: t.services.launcher, metrics: t.services.metrics, log: createLogger("silent") });
     const [a, b] = await Promise.all([sweep(), other.sweep()]);
-    expect([a.get(run.id), b.get(run.id)].sort()).toEqual(["enqueued", "taken"]);
+    // The other replica saw it taken, or (when the first had finished before it looked) not due at all.
+    const results = [a.get(run.id), b.get(run.id)];
+    expect(results.filter((r) => r === "enqueued")).toHaveLength(1);
+    expect(results.filter((r) => r !== "enqueued")).toEqual([expect.toBeOneOf(["taken", undefined])]);
     expect(await runOf(run.id)).toMatchObject({ status: "queued", attempt: 2, auto_retries: 1 });
   });
 

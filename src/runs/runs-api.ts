@@ -13,7 +13,7 @@ import type { Store } from "../store/store.js";
 import type { Access, Principal } from "../tenancy/access.js";
 import type { Runs } from "./runs.js";
 import { varMap } from "../webhooks/field-parsers.js";
-import { nulField, nulMessage } from "./nul-field.js";
+import { nulField, nulMessage } from "../core/nul-field.js";
 import { questionOf, runDetailView, runView } from "./run-views.js";
 import { visibleRun } from "./visible-run.js";
 

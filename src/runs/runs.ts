@@ -9,7 +9,9 @@ import type { BotQuestion } from "./runner/bot-output.js";
 import type { Db, Store } from "../store/store.js";
 import type { PoolScope } from "../store/runner-tokens.js";
 import { armRetry, countDeadLetters, deadLetter, retryLayersOf } from "../store/run-retries.js";
-import { planRetry, resolveRetryPolicy, type RetryPlan, type RetryPolicy } from "./retry-policy.js";
+import { noteQuestionPost } from "../store/question-posts.js";
+import { planRetry, resolveRetryPolicy, type RetryPlan } from "./retry-policy.js";
+import type { RetryPolicy } from "../config/config.js";
 
 /** A run as a runner holds it: the claim token proves the lease on every later call. */
 export interface ClaimedRun {
@@ -99,6 +101,8 @@ export class Runs {
       const question = "question" in outcome && outcome.question ? JSON.stringify(outcome.question) : null;
       const end = { status: outcome.status, failureCode, detail, question, summary: outcome.summary ?? null, now };
       const row = await q.finishClaimedRun(tx, claim.run.id, claim.claimToken, end);
+      // Posted on the pull request's thread too, where the run's webhook asks for that.
+      if (row && question !== null) await noteQuestionPost(tx, row.id, row.attempt, now);
       return { row, plan: row && window ? await this.planRetry(tx, row, window, now) : undefined };
     });
     if (row) {

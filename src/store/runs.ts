@@ -6,6 +6,7 @@ import type { Db } from "./db.js";
 import { deleteRunCredentials } from "./attempt-credentials.js";
 import type { PoolScope } from "./runner-tokens.js";
 import { deleteRunLogs } from "./run-logs.js";
+import { deleteQuestionPosts } from "./question-posts.js";
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -279,6 +280,7 @@ export async function deleteRun(db: Db, runId: string): Promise<boolean> {
   await deleteRunCredentials(db, runId);
   await deleteRunLogs(db, runId);
   await db.deleteFrom("run_status_reports").where("run_id", "=", runId).execute();
+  await deleteQuestionPosts(db, runId);
   await db.deleteFrom("run_attempts").where("run_id", "=", runId).execute();
   const r = await db.deleteFrom("runs").where("id", "=", runId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

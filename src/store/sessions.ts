@@ -10,19 +10,6 @@ export async function insertSession(db: Db, row: Insertable<SessionsTable>): Pro
   await db.insertInto("sessions").values(row).execute();
 }
 
-export function findSessionByFingerprint(
-  db: Db,
-  fingerprint: string,
-): Promise<(SessionRow & { login: string; super_admin: number; deactivated_at: number | null }) | undefined> {
-  return db
-    .selectFrom("sessions")
-    .innerJoin("users", "users.id", "sessions.user_id")
-    .selectAll("sessions")
-    .select(["users.login", "users.super_admin", "users.deactivated_at"])
-    .where("sessions.fingerprint", "=", fingerprint)
-    .executeTakeFirst();
-}
-
 /** A user's live sessions, newest first. */
 export function listLiveSessions(db: Db, userId: string, now: number): Promise<SessionRow[]> {
   return db
@@ -34,33 +21,6 @@ export function listLiveSessions(db: Db, userId: string, now: number): Promise<S
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .execute();
-}
-
-export async function touchSession(db: Db, id: string, now: number): Promise<void> {
-  await db.updateTable("sessions").set({ last_used_at: now }).where("id", "=", id).execute();
-}
-
-export async function revokeSession(db: Db, userId: string, id: string, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable("sessions")
-    .set({ revoked_at: now })
-    .where("id", "=", id)
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
-/** Ends every live session of the user but `keepId` (the caller's own, after a password change); how many. */
-export async function revokeUserSessions(db: Db, userId: string, now: number, keepId = ""): Promise<number> {
-  const r = await db
-    .updateTable("sessions")
-    .set({ revoked_at: now })
-    .where("user_id", "=", userId)
-    .where("id", "!=", keepId)
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
 }
 
 export async function clearSessionRestriction(db: Db, id: string): Promise<void> {

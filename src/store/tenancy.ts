@@ -170,44 +170,14 @@ export async function setUserDeactivated(db: Db, userId: string, at: number | nu
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** Revokes every live token of the user; how many. */
-export async function revokeUserAccessTokens(db: Db, userId: string, now: number): Promise<number> {
-  const r = await db.updateTable("access_tokens").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst();
-  return Number(r.numUpdatedRows);
-}
-
 // Personal access tokens
 
 export async function insertAccessToken(db: Db, row: Insertable<AccessTokensTable>): Promise<void> {
   await db.insertInto("access_tokens").values(row).execute();
 }
 
-export function findAccessTokenByFingerprint(
-  db: Db,
-  fingerprint: string,
-): Promise<(AccessTokenRow & { login: string; super_admin: number; deactivated_at: number | null }) | undefined> {
-  return db
-    .selectFrom("access_tokens")
-    .innerJoin("users", "users.id", "access_tokens.user_id")
-    .selectAll("access_tokens")
-    .select(["users.login", "users.super_admin", "users.deactivated_at"])
-    .where("access_tokens.fingerprint", "=", fingerprint)
-    .executeTakeFirst();
-}
-
 export function listAccessTokens(db: Db, userId: string): Promise<AccessTokenRow[]> {
   return db.selectFrom("access_tokens").selectAll().where("user_id", "=", userId).where("revoked_at", "is", null).orderBy("created_at").orderBy("id").execute();
-}
-
-export async function revokeAccessToken(db: Db, userId: string, id: string, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable("access_tokens")
-    .set({ revoked_at: now })
-    .where("id", "=", id)
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
 }
 
 /** Revokes a user's tokens of one source, but the one to keep (SERVICE_ADMIN_TOKEN replaced). */
@@ -223,10 +193,6 @@ export async function revokeAccessTokensBySource(db: Db, source: string, keepId:
 
 export async function reinstateAccessToken(db: Db, id: string): Promise<void> {
   await db.updateTable("access_tokens").set({ revoked_at: null }).where("id", "=", id).execute();
-}
-
-export async function touchAccessToken(db: Db, id: string, now: number): Promise<void> {
-  await db.updateTable("access_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
 }
 
 export async function insertAudit(db: Db, row: Insertable<AuditLogTable>): Promise<void> {

@@ -5,7 +5,7 @@ import type { Db, Store } from "../store/store.js";
 import type { Principal } from "../tenancy/access.js";
 import type { AuditLog } from "../tenancy/audit.js";
 import { checkLine, checkName } from "../core/names.js";
-import { nulField, nulMessage } from "../runs/nul-field.js";
+import { nulField, nulMessage } from "../core/nul-field.js";
 import { varMap } from "../webhooks/field-parsers.js";
 import { iso } from "../core/iso.js";
 

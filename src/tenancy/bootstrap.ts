@@ -1,9 +1,11 @@
 import type { Clock } from "../core/clock.js";
 import type { IdGenerator } from "../core/ids.js";
-import { mintToken, sha256Hex } from "../core/secrets.js";
+import { sha256Hex } from "../core/secrets.js";
+import { findBearerByFingerprint } from "../store/bearers.js";
 import type { Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
-import { PAT_PREFIX, type AccessTokens } from "./tokens.js";
+import { BEARERS, mintBearer } from "./bearer.js";
+import type { AccessTokens } from "./tokens.js";
 
 export interface BootstrapDeps {
   store: Store;
@@ -24,7 +26,7 @@ const ADMIN_LOGIN = "admin";
 export async function bootstrapAdmin(deps: BootstrapDeps, adminToken: string): Promise<BootstrapResult> {
   return deps.store.tx(async (tx) => {
     if (adminToken) {
-      const existing = await t.findAccessTokenByFingerprint(tx, sha256Hex(adminToken));
+      const existing = await findBearerByFingerprint(tx, BEARERS.access_token.table, sha256Hex(adminToken));
       if (existing) {
         // The environment is the operator's word: a token revoked through the API comes back.
         if (existing.revoked_at !== null) await t.reinstateAccessToken(tx, existing.id);
@@ -37,7 +39,7 @@ export async function bootstrapAdmin(deps: BootstrapDeps, adminToken: string): P
     }
     if ((await t.countUsers(tx)) > 0) return { kind: "nothing" };
     const admin = await ensureAdminUser(deps, tx);
-    const token = mintToken(PAT_PREFIX);
+    const { token } = mintBearer("access_token");
     await deps.tokens.store(tx, admin, token, "bootstrap", "bootstrap");
     return { kind: "minted", token };
   });

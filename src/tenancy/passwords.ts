@@ -7,11 +7,13 @@ import { checkPassword, hashPassword, verifyPassword } from "../core/passwords.j
 import { mintToken, sha256Hex } from "../core/secrets.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { setUserPassword } from "../store/passwords.js";
+import { revokeUserBearers } from "../store/bearers.js";
 import * as s from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
 import type { Access, Principal } from "./access.js";
 import type { AuditLog } from "./audit.js";
+import { BEARERS } from "./bearer.js";
 import { SIGN_IN_POLICY } from "./sign-in-policy.js";
 
 export const RESET_PREFIX = "prt_";
@@ -107,7 +109,7 @@ export class Passwords {
   private async setIn(tx: import("../store/store.js").Db, userId: string, hash: string, how: SetHow) {
     const now = this.deps.clock.now();
     if (!(await setUserPassword(tx, userId, hash, now, how.changeRequired))) throw notFound("user");
-    const closed = await s.revokeUserSessions(tx, userId, now, how.keepSession);
+    const closed = await revokeUserBearers(tx, BEARERS.session.table, userId, now, how.keepSession);
     if (how.keepSession) await s.clearSessionRestriction(tx, how.keepSession);
     await this.deps.audit.record(tx, { actorId: how.actorId, action: how.action, targetType: "user", targetId: userId, detail: { sessions_closed: closed } });
     return { user_id: userId, password_set_at: iso(now), password_change_required: how.changeRequired, sessions_closed: closed };

@@ -6,9 +6,10 @@ import type { IdGenerator } from "../core/ids.js";
 import { usdToMicro } from "../core/money.js";
 import type { Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
-import { revokeUserSessions } from "../store/sessions.js";
+import { revokeUserBearers } from "../store/bearers.js";
 import type { Access, Principal } from "./access.js";
 import type { AuditLog } from "./audit.js";
+import { BEARERS } from "./bearer.js";
 import { orgView, storeAudience, teamView, userView, type CredentialAudience } from "./views.js";
 import type { BoardMode } from "./board-mode.js";
 
@@ -183,8 +184,8 @@ export class TenancyService {
     const now = this.deps.clock.now();
     await this.deps.store.tx(async (tx) => {
       if (!(await t.setUserDeactivated(tx, userId, active ? null : now))) throw notFound("user");
-      const revoked = active ? 0 : await t.revokeUserAccessTokens(tx, userId, now);
-      const closed = active ? 0 : await revokeUserSessions(tx, userId, now);
+      const revoked = active ? 0 : await revokeUserBearers(tx, BEARERS.access_token.table, userId, now);
+      const closed = active ? 0 : await revokeUserBearers(tx, BEARERS.session.table, userId, now);
       await this.deps.audit.record(tx, {
         actorId: p.userId,
         action: active ? "user.reactivate" : "user.deactivate",

@@ -2,16 +2,15 @@ import { checkName } from "../core/names.js";
 import type { Clock } from "../core/clock.js";
 import { invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
-import { hashToken, last4, mintToken, sha256Hex, verifyTokenHash } from "../core/secrets.js";
+import { last4 } from "../core/secrets.js";
+import { revokeBearer } from "../store/bearers.js";
 import type { Db, Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
 import type { Access, Principal } from "./access.js";
 import type { AuditLog } from "./audit.js";
+import { BEARERS, bearerDigests, mintBearer } from "./bearer.js";
 import { tokenView } from "./views.js";
 
-export const PAT_PREFIX = "iap_";
-/** last_used_at is written at most this often per token, to keep reads free of writes. */
-const TOUCH_EVERY_MS = 60_000;
 const MAX_LIFETIME_DAYS = 3650;
 
 export interface TokenDeps {
@@ -22,22 +21,9 @@ export interface TokenDeps {
   audit: AuditLog;
 }
 
-/** Personal access tokens: minted once, stored as fingerprint + salted hash, checked per request. */
+/** Personal access tokens: bearer credentials (bearer.ts) minted once, named, optionally expiring. */
 export class AccessTokens {
   constructor(private readonly deps: TokenDeps) {}
-
-  /** The principal behind a bearer token, or undefined when it is unknown, revoked or expired. */
-  async authenticate(token: string): Promise<Principal | undefined> {
-    if (!token.startsWith(PAT_PREFIX)) return undefined;
-    const row = await t.findAccessTokenByFingerprint(this.deps.store.db, sha256Hex(token));
-    if (!row || !verifyTokenHash(token, row.hash)) return undefined;
-    const now = this.deps.clock.now();
-    if (row.revoked_at !== null || row.deactivated_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
-    if (row.last_used_at === null || now - row.last_used_at >= TOUCH_EVERY_MS) {
-      await t.touchAccessToken(this.deps.store.db, row.id, now);
-    }
-    return { userId: row.user_id, login: row.login, superAdmin: row.super_admin === 1, tokenId: row.id };
-  }
 
   async create(p: Principal, input: { name: string; expires_in_days?: number }) {
     return this.mint(p, p.userId, input, "user");
@@ -56,7 +42,7 @@ export class AccessTokens {
 
   async revoke(p: Principal, tokenId: string): Promise<void> {
     await this.deps.store.tx(async (tx) => {
-      if (!(await t.revokeAccessToken(tx, p.userId, tokenId, this.deps.clock.now()))) throw notFound("token");
+      if (!(await revokeBearer(tx, BEARERS.access_token.table, p.userId, tokenId, this.deps.clock.now()))) throw notFound("token");
       await this.deps.audit.record(tx, { actorId: p.userId, action: "token.revoke", targetType: "token", targetId: tokenId });
     });
   }
@@ -74,7 +60,7 @@ export class AccessTokens {
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_LIFETIME_DAYS)) {
       throw invalid("expires_in_days", `expires_in_days must be a whole number from 1 to ${MAX_LIFETIME_DAYS}`);
     }
-    const token = mintToken(PAT_PREFIX);
+    const { token } = mintBearer("access_token");
     const now = this.deps.clock.now();
     const row = tokenRow(this.deps.ids.next("pat"), userId, token, name, source, now, days === undefined ? null : now + days * 86_400_000);
     await this.deps.store.tx(async (tx) => {
@@ -97,8 +83,7 @@ function tokenRow(id: string, userId: string, token: string, name: string, sourc
     id,
     user_id: userId,
     name,
-    fingerprint: sha256Hex(token),
-    hash: hashToken(token),
+    ...bearerDigests(token),
     last4: last4(token),
     source,
     created_at: now,

@@ -1,6 +1,6 @@
 import { invalid } from "../core/errors.js";
 import { checkLine, checkText } from "../core/names.js";
-import { nulField, nulMessage } from "../runs/nul-field.js";
+import { nulField, nulMessage } from "../core/nul-field.js";
 
 /**
  * Small parsers for untrusted JSON values. Each returns the normalised value or throws

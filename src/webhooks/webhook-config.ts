@@ -97,6 +97,8 @@ export interface WebhookConfig {
   keep_payloads: boolean;
   /** Its runs' state is shown on the forge's commit (docs/forge-reporting.md); null: only when the webhook is provisioned. */
   report_status: boolean | null;
+  /** A question its run asks is also posted on the pull request's (merge request's, issue's) thread (docs/runs.md; default off). */
+  post_questions: boolean;
   provisioned_by: string | null;
   created_at: string;
   updated_at: string;

@@ -142,6 +142,7 @@ function fieldParsers(provider: ProviderName): { [K in EditableField]-?: Parser<
     board_mode: oneOf(BOARD_MODES),
     keep_payloads: bool,
     report_status: nullable(bool),
+    post_questions: bool,
   };
 }
 

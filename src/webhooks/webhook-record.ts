@@ -61,6 +61,7 @@ export function configFromRow(r: WebhookRow): WebhookConfig {
     board_mode: r.board_mode as BoardMode,
     keep_payloads: r.keep_payloads === 1,
     report_status: r.report_status === null ? null : r.report_status === 1,
+    post_questions: r.post_questions === 1,
     provisioned_by: r.provisioned_by,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),

@@ -44,6 +44,7 @@ export function webhookDefaults(provider: ProviderName): EditableConfig {
     board_mode: "off",
     keep_payloads: false,
     report_status: null,
+    post_questions: false,
   };
 }
 

@@ -3,6 +3,7 @@ import { parseJsonObject } from "../shared/json-guards.js";
 import { verifyBody } from "../shared/verify-body.js";
 import { parseGithubLike } from "../github/github-like-parse.js";
 import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
+import { PING_REPO, ZERO_SHA } from "../shared/test-delivery.js";
 
 /**
  * Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
@@ -26,4 +27,21 @@ export const forgejoWebhook: NamedProvider<"forge_c"> = {
     if (!root) return { ok: false, reason: "payload is not a JSON object" };
     return { ok: true, event: parseGithubLike(this.name, firstHeaderValue(headers, this.headers.event) ?? "", root) };
   },
+  // Forgejo's and Gitea's "Test Delivery" sends a push event.
+  testDelivery: ({ deliveryId }) => ({
+    event: "push",
+    headers: { "x-forgejo-event": "push", "x-gitea-event": "push", "x-forgejo-delivery": deliveryId, "x-gitea-delivery": deliveryId },
+    body: {
+      ref: "refs/heads/main",
+      before: ZERO_SHA,
+      after: ZERO_SHA,
+      commits: [],
+      total_commits: 0,
+      repository: PING_REPO,
+      pusher: { login: "service-ping" },
+      sender: { login: "service-ping" },
+    },
+  }),
+  // Forgejo and Gitea send the digest bare.
+  signatureValue: (hex) => hex,
 };

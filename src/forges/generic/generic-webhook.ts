@@ -27,4 +27,6 @@ export const generic: Provider = {
     const ping = firstHeaderValue(headers, this.headers.event) === "ping";
     return { ok: true, event: { provider: "generic", kind: "generic", body, rawSha256: payload.rawSha256, ...(ping && { ping }) } };
   },
+  testDelivery: () => ({ event: "ping", headers: { "x-service-event": "ping" }, body: { ping: true } }),
+  signatureValue: (hex) => `sha256=${hex}`,
 };

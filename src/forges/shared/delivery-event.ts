@@ -1,4 +1,4 @@
-import type { ProviderName } from "../../webhooks/webhook-config.js";
+import type { ForgeProviderName } from "./forge-client.js";
 import type { JsonObject } from "./json-guards.js";
 
 /** The spec's normalised kinds, plus ping, push and other for what no lane handles. */
@@ -13,8 +13,6 @@ export type EventKind =
   | "ping"
   | "push"
   | "other";
-
-export type ForgeProvider = Exclude<ProviderName, "generic">;
 
 /** Head project vs base project; `unknown` when the payload does not name both. */
 export type ForkFacts = { state: "same" } | { state: "fork"; head: string; base: string } | { state: "unknown" };
@@ -82,7 +80,7 @@ export interface GateCheck {
 
 /** One forge delivery, normalised. Optional fields are those a payload may lack. */
 export interface ForgeEvent {
-  provider: ForgeProvider;
+  provider: ForgeProviderName;
   /** The event header value as sent ("Merge Request Hook", "pull_request"); "" when absent. */
   eventName: string;
   kind: EventKind;

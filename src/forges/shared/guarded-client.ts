@@ -90,7 +90,8 @@ export class GuardedForgeClient implements ForgeClient {
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<ForgeResult<{ id: string }>> {
     return this.call(async () => {
       checkRepo(repo);
-      checkRef(to);
+      // No comment named (an empty id, no thread): a new comment on the conversation.
+      if (to.commentId !== "" || to.threadId !== undefined) checkRef(to);
       return this.parts.api.postReply(repo, number, to, body);
     });
   }

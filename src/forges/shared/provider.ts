@@ -2,6 +2,7 @@ import type { ProviderName, SignMode } from "../../webhooks/webhook-config.js";
 import type { TokenVerifier } from "./check-delivery-token.js";
 import type { DeliveryEvent } from "./delivery-event.js";
 import type { HeaderBag } from "./headers.js";
+import type { TestDelivery, TestTarget } from "./test-delivery.js";
 import type { VerifiedPayload } from "./verified-payload.js";
 
 /** Header names each provider reads, in precedence order (SPEC-NOTES §1). */
@@ -60,4 +61,8 @@ export interface Provider {
   verify(input: VerifyInput): VerifyResult;
   /** JSON.parse happens here, on a verified payload only. */
   parse(payload: VerifiedPayload, headers: HeaderBag): ParseResult;
+  /** The delivery the forge's own test sends (GitHub's `ping`, GitLab's and Forgejo's test push). */
+  testDelivery(target: TestTarget): TestDelivery;
+  /** A body's HMAC-SHA256 hex digest as the forge writes it in its signature header; absent without hmac mode. */
+  signatureValue?(hex: string): string;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Launcher } from "../../admission/launcher.js";
+import type { LaunchOptions } from "../../admission/launch-types.js";
 import { createLogger } from "../../config/logger.js";
 import { BoardDispatcher, MAX_CARD_ATTEMPTS } from "../../surfaces/board-dispatcher.js";
 import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
@@ -111,7 +112,7 @@ describe.each(storeKinds())("the board on %s", (kind) => {
     const launcher = Object.create(real) as Launcher;
     launcher.launch = async (request, options) => {
       expect((await s.member.api.post(`${cards(team.id)}/${made.id}/move`, { column: "backlog" })).status).toBe(200);
-      return real.launch(request, options);
+      return real.launch(request, options as LaunchOptions);
     };
     const replica = new BoardDispatcher({ store: t.store, clock: t.clock, launcher, log: createLogger("silent") });
     expect((await replica.dispatch()).get(made.id)).toBe("taken");

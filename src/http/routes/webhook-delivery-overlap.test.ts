@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { OverlapStep } from "../../intake/pipeline/overlap.js";
 import { WORLD } from "../../test-support/fake-forges/world.js";
 import {
   commandDelivery,
@@ -48,6 +49,35 @@ describe.each(storeKinds())("overlap on %s", (kind) => {
       status: "filtered",
       reason: expect.stringMatching(`overlap skip: review-pr already runs on gh:${WORLD.repo}#7 \\(${first.body.run_id}\\)`),
     });
+  });
+
+  it("skip launches one run when deliveries for the pull request arrive together; the others are answered as skipped", async () => {
+    const hook = await forgeHook(w, "forge_b", { overlap: "skip" });
+    // Every delivery passes the check made before the launch (nothing in flight yet) before any launches.
+    const n = 4;
+    let checked = 0;
+    let allChecked!: () => void;
+    const barrier = new Promise<void>((resolve) => (allChecked = resolve));
+    const apply = OverlapStep.prototype.apply;
+    const spy = vi.spyOn(OverlapStep.prototype, "apply").mockImplementation(async function (this: OverlapStep, ...args) {
+      const decision = await apply.apply(this, args);
+      if (++checked === n) allChecked();
+      await barrier;
+      return decision;
+    });
+    const answers = await Promise.all(Array.from({ length: n }, () => reReview(hook))).finally(() => spy.mockRestore());
+    expect(checked).toBe(n);
+    const launched = answers.filter((a) => a.body.status === "launched");
+    expect(launched).toHaveLength(1);
+    for (const a of answers.filter((x) => x.body.status !== "launched")) {
+      expect(a.status).toBe(200);
+      expect(a.body).toMatchObject({
+        status: "filtered",
+        reason: expect.stringMatching(`overlap skip: review-pr already runs on gh:${WORLD.repo}#7 \\(${launched[0]!.body.run_id}\\)`),
+      });
+    }
+    const runs = await w.t.store.db.selectFrom("runs").select("id").where("webhook_id", "=", hook.id).execute();
+    expect(runs).toEqual([{ id: launched[0]!.body.run_id }]);
   });
 
   it("skip is per bot: one bot's run in flight does not hold another bot on the same pull request", async () => {

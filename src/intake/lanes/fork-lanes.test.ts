@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideDelivery } from "../pipeline/decide-delivery.js";
-import type { ForgeProvider } from "../../forges/shared/delivery-event.js";
+import { decideDelivery } from "./decide-delivery.js";
+import type { ForgeProviderName } from "../../forges/shared/forge-client.js";
 import { deliveryContext, fixture, forgeEvent, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
 
 /**
@@ -15,7 +15,7 @@ type Mutate = (p: Payload) => void;
 const obj = (v: unknown) => v as Payload;
 
 interface ForkCase {
-  provider: ForgeProvider;
+  provider: ForgeProviderName;
   eventName: string;
   /** Every action that auto-launches a review on this provider, as a fresh payload. */
   autoLaunches: Array<[string, () => Payload]>;

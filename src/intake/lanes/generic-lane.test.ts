@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
-import { decideDelivery } from "../pipeline/decide-delivery.js";
+import { decideDelivery } from "./decide-delivery.js";
 import { invalidHttpStatus } from "../pipeline/delivery-decision.js";
 import type { GenericEvent } from "../../forges/shared/delivery-event.js";
 import { deliveryContext, webhookConfig } from "../fixtures/fixtures.js";

@@ -1,5 +1,5 @@
 import { lineFault, textFault } from "../../core/names.js";
-import { nulField, nulMessage } from "../../runs/nul-field.js";
+import { nulField, nulMessage } from "../../core/nul-field.js";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
 import { MAX_VAR_VALUE_BYTES, MAX_VARS, VAR_KEY_RE } from "../../webhooks/field-parsers.js";
 import type { DeliveryContext } from "../pipeline/delivery-context.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
-import { decideDelivery } from "../pipeline/decide-delivery.js";
+import { decideDelivery } from "./decide-delivery.js";
 import { deliveryContext, fixture, forgeEvent, webhookConfig } from "../fixtures/fixtures.js";
 
 const SHA = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
-import { decideDelivery } from "../pipeline/decide-delivery.js";
+import { decideDelivery } from "./decide-delivery.js";
 import type { DeliveryDecision } from "../pipeline/delivery-decision.js";
 import { deliveryContext, fixture, forgeEvent, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
 

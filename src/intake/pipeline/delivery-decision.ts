@@ -1,6 +1,6 @@
 import type { LaunchRequest } from "../../admission/launch-types.js";
 import type { ProviderName } from "../../webhooks/webhook-config.js";
-import type { ForgeCheck } from "../lanes/forge/forge-check.js";
+import type { ForgeCheck } from "./forge-check.js";
 import type { LaunchPlan } from "./launch-plan.js";
 
 export type { LaunchPlan } from "./launch-plan.js";

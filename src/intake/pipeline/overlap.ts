@@ -1,3 +1,4 @@
+import type { OverlapGuard } from "../../admission/launch-types.js";
 import type { Store } from "../../store/store.js";
 import { findActiveRunsOfSubject, type ActiveRun } from "../../store/active-runs.js";
 import type { Overlap, WebhookConfig } from "../../webhooks/webhook-config.js";
@@ -19,6 +20,17 @@ export function decideOverlap(mode: Overlap, plan: LaunchPlan, active: readonly 
   if (mode === "skip") return { kind: "skip", reason: `overlap skip: ${plan.botId} already runs on ${plan.subjectId} (${others.join(", ")})` };
   if (plan.collapse) return { kind: "skip", reason: `review re-request folded into the in-flight review ${others.join(", ")} of ${plan.subjectId}` };
   return { kind: "launch" };
+}
+
+/**
+ * What the launch itself re-checks, in one step with writing the run, when {@link decideOverlap}
+ * skips a plan for any run in flight (`skip`, or a collapsing re-request unless `supersede`): two
+ * concurrent deliveries cannot both pass the check made before the launch.
+ */
+export function overlapGuard(config: WebhookConfig, plan: LaunchPlan): OverlapGuard | undefined {
+  const mode = config.overlap;
+  if (mode !== "skip" && !(plan.collapse && mode !== "supersede")) return undefined;
+  return { webhookId: config.id, subjectId: plan.subjectId, botId: plan.botId, key: plan.idempotencyKey };
 }
 
 /** Applies {@link decideOverlap} to a launch, reading the in-flight runs only when overlap can matter. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BotRule, WebhookConfig } from "../../webhooks/webhook-config.js";
-import { decideDelivery } from "./decide-delivery.js";
+import { decideDelivery } from "../lanes/decide-delivery.js";
 import { deliveryContext, githubExample, loadGithubExamples, forgeEvent, webhookConfig } from "../fixtures/fixtures.js";
 import { botPermitted } from "./route-bots.js";
 

@@ -39,6 +39,7 @@ import { m0039TeamBoardMode } from "./0039-team-board-mode.js";
 import { m0040GateLanes } from "./0040-gate-lanes.js";
 import { m0042RunsUpdatedAt } from "./0042-runs-updated-at.js";
 import { m0051ForgeTokensToRevoke } from "./0051-forge-tokens-to-revoke.js";
+import { m0052QuestionPosts } from "./0052-question-posts.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   "0040_gate_lanes": m0040GateLanes,
   "0042_runs_updated_at": m0042RunsUpdatedAt,
   "0051_forge_tokens_to_revoke": m0051ForgeTokensToRevoke,
+  "0052_question_posts": m0052QuestionPosts,
 };

@@ -200,6 +200,22 @@ export interface RunStatusReportsTable {
   updated_at: number;
 }
 
+/** A question a run asked, to be posted on its pull request's thread (a webhook's post_questions). */
+export interface RunQuestionPostsTable {
+  run_id: string;
+  /** The attempt that asked. */
+  attempt: number;
+  webhook_id: string;
+  /** When to send next; null once posted, given up, or no longer asked. */
+  due_at: number | null;
+  tries: number;
+  /** The forge's id for the posted comment. */
+  comment_id: string | null;
+  last_error: string | null;
+  created_at: number;
+  posted_at: number | null;
+}
+
 /** Per-team launch-rate bucket; tokens are in 1/60000 of a launch so the refill stays integral. */
 export interface TeamLaunchBucketsTable {
   team_id: string;
@@ -216,4 +232,5 @@ export interface RunsTables {
   run_logs: RunLogsTable;
   run_log_chunks: RunLogChunksTable;
   run_status_reports: RunStatusReportsTable;
+  run_question_posts: RunQuestionPostsTable;
 }

@@ -49,6 +49,8 @@ export interface WebhooksTable {
   board_mode: string;
   /** 1: each delivery's request is kept, sealed (docs/deliveries.md). */
   keep_payloads: number;
+  /** 1: a question its run asks is also posted on the pull request's thread (docs/runs.md). */
+  post_questions: number;
   auto_implement_on_open: number;
   provisioned_by: string | null;
   /** Salted SHA-256 of the token, `salt$hash`. */

@@ -3,7 +3,7 @@ import type { ParsedCommand } from "../../pipeline/command-note.js";
 import type { DeliveryContext } from "../../pipeline/delivery-context.js";
 import { filtered, type DeliveryDecision } from "../../pipeline/delivery-decision.js";
 import type { ForgeEvent } from "../../../forges/shared/delivery-event.js";
-import type { PermissionGate } from "./forge-check.js";
+import type { PermissionGate } from "../../pipeline/forge-check.js";
 import { refusedReason } from "./replier-gate.js";
 import { issueOpenedPlans } from "./trusted-author-lane.js";
 

@@ -11,7 +11,7 @@ import { layerVars } from "../../pipeline/launch-vars.js";
 import { issueSubjectId, pullSubjectId } from "../../pipeline/subject-id.js";
 import { decideApproval } from "./approval-lane.js";
 import { CONVERSE_BOT, isApproval, knownCommands, routeCommand } from "./command-registry.js";
-import type { ForgeResponse, PendingBot } from "./forge-check.js";
+import type { ForgeResponse, PendingBot } from "../../pipeline/forge-check.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
 
 /** The pull request's page: GitLab's note URL carries the note as its fragment. */

@@ -3,7 +3,7 @@ import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { layerVars } from "../../pipeline/launch-vars.js";
 import type { LaunchPlan } from "../../pipeline/launch-plan.js";
 import { scopeNotes } from "../review-lane.js";
-import type { ForgeCheck } from "./forge-check.js";
+import type { ForgeCheck } from "../../pipeline/forge-check.js";
 
 /** Forge text put into run variables stays within the generic lane's 4 KiB. */
 const VAR_MAX = 4_000;

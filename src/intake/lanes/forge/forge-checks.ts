@@ -2,7 +2,7 @@ import type { ForgeClient, ForgeError, PullRequestFacts, ThreadFacts } from "../
 import { roleAtLeast } from "../../../forges/shared/forge-roles.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";
 import { normaliseLogin } from "../../pipeline/filters.js";
-import type { ForgeCheck, ThreadCheck } from "./forge-check.js";
+import type { ForgeCheck, ThreadCheck } from "../../pipeline/forge-check.js";
 import { capped } from "./finish-plans.js";
 
 /** One check's answer: the lane stops with a decision, or goes on with what the forge said. */

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { filtered, type FinalDecision } from "../../pipeline/delivery-decision.js";
 import type { DeliveryContext } from "../../pipeline/delivery-context.js";
-import type { ForgeCheck } from "./forge-check.js";
+import type { ForgeCheck } from "../../pipeline/forge-check.js";
 import { resolveGate } from "./gate-step.js";
 import { explain, passGate, priorReviewOf, provenPull, threadContextOf } from "./forge-checks.js";
 import { finishPlans } from "./finish-plans.js";

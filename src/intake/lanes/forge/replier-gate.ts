@@ -1,7 +1,7 @@
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
 import { identityLogins, type DeliveryContext } from "../../pipeline/delivery-context.js";
 import { loginMatches, normaliseLogin } from "../../pipeline/filters.js";
-import type { PermissionGate } from "./forge-check.js";
+import type { PermissionGate } from "../../pipeline/forge-check.js";
 
 export type ReplierVerdict = { ok: false; reason: string } | { ok: true; gate: PermissionGate | undefined };
 

@@ -2,7 +2,7 @@ import type { CredentialStore } from "../../../credentials/credential-store.js";
 import type { ForgeClient } from "../../../forges/shared/forge-client.js";
 import type { ForgeClients } from "../../../forges/forge-clients.js";
 import type { WebhookConfig } from "../../../webhooks/webhook-config.js";
-import type { ForgeProvider } from "../../../forges/shared/delivery-event.js";
+import type { ForgeProviderName } from "../../../forges/shared/forge-client.js";
 
 /** `viaApp`: the client holds a GitHub App's installation token (its runs are shown as check runs). */
 export type WebhookForge = { ok: true; client: ForgeClient; viaApp: boolean } | { ok: false; reason: string };
@@ -20,7 +20,7 @@ export interface ConnectionTargets {
 export class WebhookForges {
   constructor(private readonly deps: { clients: ForgeClients; credentials: Pick<CredentialStore, "openKey">; connections?: ConnectionTargets }) {}
 
-  async open(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
+  async open(config: WebhookConfig, provider: ForgeProviderName): Promise<WebhookForge> {
     if (config.forge_token === null) return this.viaConnection(config, provider);
     const key = await this.deps.credentials.openKey(config.forge_token, config.tenant_id);
     if (key === undefined || key.provider !== "forge") return { ok: false, reason: "the webhook's forge_token names no forge key this team may use" };
@@ -28,7 +28,7 @@ export class WebhookForges {
     return opened.ok ? { ...opened, viaApp: false } : { ok: false, reason: opened.message };
   }
 
-  private async viaConnection(config: WebhookConfig, provider: ForgeProvider): Promise<WebhookForge> {
+  private async viaConnection(config: WebhookConfig, provider: ForgeProviderName): Promise<WebhookForge> {
     const { connections, clients } = this.deps;
     if (!config.provisioned_by || !connections) return { ok: false, reason: "the webhook has no forge_token binding" };
     let target: Awaited<ReturnType<ConnectionTargets["laneTarget"]>>;

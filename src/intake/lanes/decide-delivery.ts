@@ -1,11 +1,11 @@
 import type { WebhookConfig } from "../../webhooks/webhook-config.js";
-import type { DeliveryContext } from "./delivery-context.js";
-import { filtered, invalid, type DeliveryDecision } from "./delivery-decision.js";
+import type { DeliveryContext } from "../pipeline/delivery-context.js";
+import { filtered, invalid, type DeliveryDecision } from "../pipeline/delivery-decision.js";
 import type { DeliveryEvent } from "../../forges/shared/delivery-event.js";
-import { eventAllowed } from "./filters.js";
-import { decideGeneric } from "../lanes/generic-lane.js";
-import { decideGithubLike } from "../lanes/github-like-lanes.js";
-import { decideGitlab } from "../lanes/gitlab-lanes.js";
+import { eventAllowed } from "../pipeline/filters.js";
+import { decideGeneric } from "./generic-lane.js";
+import { decideGithubLike } from "./github-like-lanes.js";
+import { decideGitlab } from "./gitlab-lanes.js";
 
 /**
  * What one verified, parsed delivery should do. Pure: the wiring supplies the config, the

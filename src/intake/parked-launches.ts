@@ -1,13 +1,13 @@
-import type { OverlapStep } from "../pipeline/overlap.js";
-import type { Runs } from "../../runs/runs.js";
+import { decideOverlap, overlapGuard, type OverlapStep } from "./pipeline/overlap.js";
+import type { Runs } from "../runs/runs.js";
 import type { Logger } from "pino";
-import type { Launcher } from "../../admission/launcher.js";
-import type { Clock } from "../../core/clock.js";
-import type { IdGenerator } from "../../core/ids.js";
-import type { Metrics } from "../../metrics/metrics.js";
-import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../../store/deliveries.js";
-import { isUniqueViolation } from "../../store/errors.js";
-import { Periodic } from "../../core/periodic.js";
+import type { Launcher } from "../admission/launcher.js";
+import type { Clock } from "../core/clock.js";
+import type { IdGenerator } from "../core/ids.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { duplicateRow, findDeliveryByKey, insertDelivery, settleAcceptedDelivery, type NewDelivery } from "../store/deliveries.js";
+import { isUniqueViolation } from "../store/errors.js";
+import { Periodic } from "../core/periodic.js";
 import {
   anyDueParked,
   claimDueParked,
@@ -17,12 +17,12 @@ import {
   parkedForSubject,
   rearmParked,
   type ParkedLaunch,
-} from "../../store/parked-launches.js";
-import type { Store } from "../../store/store.js";
-import { launchRequestOf, type LaunchPlan } from "../pipeline/delivery-decision.js";
-import { deliveryRow, planRowOf, recordedRow, type Base } from "../delivery-rows.js";
-import type { DeliveryTargets } from "../delivery-targets.js";
-import { botPermitted } from "../pipeline/route-bots.js";
+} from "../store/parked-launches.js";
+import type { Store } from "../store/store.js";
+import { launchRequestOf, type LaunchPlan } from "./pipeline/delivery-decision.js";
+import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
+import type { DeliveryTargets } from "./delivery-targets.js";
+import { botPermitted } from "./pipeline/route-bots.js";
 
 /** How often due parked launches are swept (Webhook intake limits: every 20 seconds). */
 export const SWEEP_EVERY_MS = 20_000;
@@ -78,10 +78,11 @@ export interface ParkedLaunchesDeps {
  * row's status keep replicas from launching one twice.
  */
 export class ParkedLaunches {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: ParkedLaunchesDeps) {
-    this.periodic = new Periodic("parked launch sweep", SWEEP_EVERY_MS, () => this.sweepOnce(), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.sweepOnce());
   }
 
   /** Parks one bot's launch of a synchronize push. `row` is the delivery's row, `eventAt` the forge's event time. */
@@ -194,24 +195,24 @@ export class ParkedLaunches {
     }
 
     const now = clock.now();
-    const result = await launcher
-      .launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
-        within: async (tx, run) => {
-          const launched = { status: "launched" as const, run_id: run.id, launched_at: now, reason: null, updated_at: now };
-          if ((await settleAcceptedDelivery(tx, parked.delivery_id, launched)) === undefined) throw new Superseded();
-        },
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Superseded) return undefined;
-        throw err;
-      });
-    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
-    if (!result || result.kind === "launched") {
-      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
-      if (result) this.count(config.provider, "launched");
-      if (result && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
+    const result = await launcher.launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
+      record: { settle: { id: parked.delivery_id, from: "accepted" } },
+      overlap: overlapGuard(config, plan),
+    });
+    // A run launched meanwhile by another delivery of the pull request: `overlap` skips this one.
+    if (result.kind === "overlapping") {
+      const skipped = decideOverlap(config.overlap, plan, result.active);
+      await this.settle(parked, releasedRow(parked, `parked launch dropped: ${skipped.kind === "skip" ? skipped.reason : "a run is in flight"}`));
       return;
     }
+    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
+    if (result.kind === "launched" || result.kind === "taken") {
+      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
+      if (result.kind === "launched") this.count(config.provider, "launched");
+      if (result.kind === "launched" && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
+      return;
+    }
+    if (result.kind === "refused") throw new Error("a parked launch has no call admission to refuse it");
     const { denial } = result;
     const attempts = parked.attempts + 1;
     if (RETRIED_DENIALS.has(denial.error) && attempts < MAX_ATTEMPTS) {
@@ -239,26 +240,12 @@ export class ParkedLaunches {
   private count(provider: string, status: NewDelivery["status"]): void {
     this.deps.metrics.webhookDeliveries.inc({ provider, status });
   }
-
-  /** Sweeps every {@link SWEEP_EVERY_MS}; every replica may: leases keep them apart. */
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  /** Stops sweeping, after the sweep in progress. */
-  stop(): Promise<void> {
-    return this.periodic.stop();
-  }
 }
 
 /** A parked launch's row, filtered and under a key of its own, so a forge's retry of its push is not taken for it. */
 function releasedRow(parked: ParkedLaunch, reason: string) {
   return { status: "filtered" as const, idempotency_key: `row|${parked.delivery_id}`, reason };
 }
-
-/** A newer push or a closed pull request settled the parked row while its launch was in flight. */
-class Superseded extends Error {}
 
 /** The forge's event time in epoch ms, if it gives a readable one. */
 function eventTime(eventAt: string | undefined): number | undefined {

@@ -1,6 +1,7 @@
-import type { ForgeProvider, GateCheck } from "../../../forges/shared/delivery-event.js";
-import type { CardSeed } from "../../pipeline/launch-plan.js";
-import type { ReplierRole } from "../../../webhooks/webhook-config.js";
+import type { GateCheck } from "../../forges/shared/delivery-event.js";
+import type { ForgeProviderName } from "../../forges/shared/forge-client.js";
+import type { CardSeed } from "./launch-plan.js";
+import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
 /** The lanes that need the forge's word before they launch. */
 export type ForgeLane = "command" | "thread_reply" | "review_request" | "trusted_author" | "approval" | "gate";
@@ -67,7 +68,7 @@ export interface ForgeResponse {
  */
 export interface ForgeCheck {
   lane: ForgeLane;
-  provider: ForgeProvider;
+  provider: ForgeProviderName;
   /** The forge's repository path and the pull request, merge request or issue number. */
   repo: string;
   number: number;

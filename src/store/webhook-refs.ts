@@ -1,5 +1,5 @@
-import type { Db } from "../store/store.js";
-import { listWebhookRefsOfOrg, type WebhookRefs } from "../store/webhooks.js";
+import type { Db } from "./store.js";
+import { listWebhookRefsOfOrg, type WebhookRefs } from "./webhooks.js";
 
 /** Which ids of other records (bots, keys, secrets) a stored config names. */
 export function referencedIds(r: WebhookRefs): { bots: string[]; keys: string[]; secrets: string[] } {

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PROVIDERS, type ProviderName } from "../../webhooks/webhook-config.js";
-import { hashToken } from "../../core/secrets.js";
+import { PROVIDERS, type ProviderName } from "../webhooks/webhook-config.js";
+import { hashToken } from "../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
-import { deliveryContext, fixture, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
-import type { BodyAuth } from "../../forges/shared/provider.js";
-import { tokenMatches } from "../../webhooks/webhook-token.js";
-import { prepareBody } from "./prepare-body.js";
-import { providers } from "../../forges/providers.js";
-import { hmacSha256Hex } from "../../forges/shared/verify-signature.js";
+import { deliveryContext, fixture, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
+import type { BodyAuth } from "../forges/shared/provider.js";
+import { tokenMatches } from "../webhooks/webhook-token.js";
+import { prepareBody } from "./pipeline/prepare-body.js";
+import { providers } from "../forges/providers.js";
+import { hmacSha256Hex } from "../forges/shared/verify-signature.js";
 
 const SECRET = "wh_s";
 const TOKEN_HASH = hashToken(SECRET);

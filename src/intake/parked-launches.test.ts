@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { randomIds } from "../../core/ids.js";
-import { monthOf } from "../../core/month.js";
-import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
-import { githubExample, loadGithubExamples } from "../fixtures/fixtures.js";
-import { OverlapStep } from "../pipeline/overlap.js";
+import { randomIds } from "../core/ids.js";
+import { monthOf } from "../core/month.js";
+import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-support/harness.js";
+import { githubExample, loadGithubExamples } from "./fixtures/fixtures.js";
+import { OverlapStep } from "./pipeline/overlap.js";
 import { MAX_ATTEMPTS, ParkedLaunches, retryDelayMs } from "./parked-launches.js";
 
 const examples = loadGithubExamples();

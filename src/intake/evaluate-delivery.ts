@@ -1,12 +1,12 @@
-import type { WebhookConfig } from "../../webhooks/webhook-config.js";
-import { decideDelivery } from "./decide-delivery.js";
-import type { DeliveryContext } from "./delivery-context.js";
-import { invalid, type DeliveryDecision } from "./delivery-decision.js";
-import type { DeliveryEvent } from "../../forges/shared/delivery-event.js";
-import { firstHeaderValue, type HeaderBag } from "../../forges/shared/headers.js";
-import type { PreparedBody } from "./prepare-body.js";
-import { providers } from "../../forges/providers.js";
-import { issueSubjectId, pullSubjectId } from "./subject-id.js";
+import type { WebhookConfig } from "../webhooks/webhook-config.js";
+import { decideDelivery } from "./lanes/decide-delivery.js";
+import type { DeliveryContext } from "./pipeline/delivery-context.js";
+import { invalid, type DeliveryDecision } from "./pipeline/delivery-decision.js";
+import type { DeliveryEvent } from "../forges/shared/delivery-event.js";
+import { firstHeaderValue, type HeaderBag } from "../forges/shared/headers.js";
+import type { PreparedBody } from "./pipeline/prepare-body.js";
+import { providers } from "../forges/providers.js";
+import { issueSubjectId, pullSubjectId } from "./pipeline/subject-id.js";
 
 export interface DeliveryInput {
   config: WebhookConfig;

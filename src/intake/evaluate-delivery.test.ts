@@ -1,10 +1,10 @@
-import { tokenMatches } from "../../webhooks/webhook-token.js";
+import { tokenMatches } from "../webhooks/webhook-token.js";
 import { describe, expect, it } from "vitest";
-import { hashToken, sha256Hex } from "../../core/secrets.js";
+import { hashToken, sha256Hex } from "../core/secrets.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
-import { deliveryContext, fixtureBytes, githubExample, loadGithubExamples, webhookConfig } from "../fixtures/fixtures.js";
-import { prepareBody } from "./prepare-body.js";
-import { hmacSha256Hex } from "../../forges/shared/verify-signature.js";
+import { deliveryContext, fixtureBytes, githubExample, loadGithubExamples, webhookConfig } from "./fixtures/fixtures.js";
+import { prepareBody } from "./pipeline/prepare-body.js";
+import { hmacSha256Hex } from "../forges/shared/verify-signature.js";
 
 const examples = loadGithubExamples();
 const SECRET = "wh_secret";
