@@ -8,6 +8,7 @@ import { randomIds } from "./core/ids.js";
 import { buildApp } from "./http/app.js";
 import { Metrics } from "./metrics/metrics.js";
 import { bootstrapAdmin } from "./tenancy/bootstrap.js";
+import { sweeperCatalog, Sweepers } from "./sweepers.js";
 import { startReclaimTimer, startRunner } from "./runs/runner/start-runner.js";
 
 async function main(): Promise<void> {
@@ -45,17 +46,7 @@ async function main(): Promise<void> {
           sandbox: openSandboxOrExit(config, log),
         })
       : startReclaimTimer(services.runQueue, log, services.runnerDesk.leaseMs);
-  const parked = services.parked.start();
-  const scheduler = services.scheduler.start();
-  const retries = services.retries.start();
-  const statusReports = services.statusReports.start();
-  const questionReplies = services.questionReplies.start();
-  const runLogs = services.runLogs.start();
-  const previousSecrets = services.previousSecrets.start();
-  const keptRequests = services.keptRequests.start();
-  const boardDispatcher = services.boardDispatcher.start();
-  const securityRead = services.securityRead.start();
-  const tokenRevocations = services.tokenRevocations.start();
+  const sweepers = new Sweepers(sweeperCatalog(services), { log, metrics: services.metrics }).start();
 
   // The first admin token is minted only once the service listens and runs: a start that dies
   // earlier (port in use, a bad bots file) leaves the store without one, and the next start prints it.
@@ -71,17 +62,7 @@ async function main(): Promise<void> {
   exitOnSignal(log, "stopping: no new requests, finishing in-flight ones", [
     () => app.close(),
     () => runner.stop(),
-    () => parked.stop(),
-    () => scheduler.stop(),
-    () => retries.stop(),
-    () => statusReports.stop(),
-    () => questionReplies.stop(),
-    () => runLogs.stop(),
-    () => previousSecrets.stop(),
-    () => keptRequests.stop(),
-    () => boardDispatcher.stop(),
-    () => securityRead.stop(),
-    () => tokenRevocations.stop(),
+    () => sweepers.stop(),
     () => store.close(),
   ]);
 }

@@ -272,6 +272,17 @@ describe("the remote CLI against the service", () => {
     const usage = await as(seed.orgAdmin.token)(["usage", seed.org.id]);
     expect(usage.code).toBe(0);
     expect(usage.stdout).toMatch(/runs_this_month\s+\d+/);
+    const daily = await as(seed.member.token)(["usage", seed.org.id, "--daily", "--month", "2026-02"]);
+    expect(daily.code).toBe(0);
+    expect(daily.stdout.split("\n").slice(0, 3)).toEqual([
+      "Month 2026-02",
+      expect.stringMatching(/^DATE\s+RUNS\s+COST USD/),
+      expect.stringMatching(/^2026-02-01\s+0\s+0$/),
+    ]);
+    expect(daily.stdout.trim().split("\n")).toHaveLength(2 + 28);
+    const badDaily = await as(seed.member.token)(["usage", seed.org.id, "--daily", "--month", "Feb"]);
+    expect(badDaily.code).toBe(1);
+    expect(badDaily.stderr).toMatch(/month/);
     const ledger = await as(seed.member.token)(["ledger", seed.team.id, "--month", "2026-10"]);
     expect(ledger.stdout.split("\n").slice(0, 2)).toEqual(["Month 2026-10", expect.stringMatching(/^FINGERPRINT\s+PROVIDER\s+TIER/)]);
     const bad = await as(seed.member.token)(["ledger", seed.team.id, "--month", "October"]);

@@ -57,19 +57,11 @@ const forgeLabelOf = (repoBotId: string) => `security read (${repoBotId})`;
  * before it expires by every replica's sweep (one writer per repository, by its write lease).
  */
 export class SecurityRead {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: SecurityReadDeps) {
-    this.periodic = new Periodic("security token renewal", RENEW_EVERY_MS, () => this.renewDue(), deps.log);
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
+    this.periodic = new Periodic(RENEW_EVERY_MS, () => this.renewDue());
   }
 
   /** Mints (true) or withdraws (false) the token; nothing on the forge when it is already so. Answers whether the forge was written. */

@@ -29,19 +29,11 @@ export interface TokenRevocationsDeps {
  * been cancelled or been reclaimed. One past its expiry is only forgotten.
  */
 export class TokenRevocations {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: TokenRevocationsDeps) {
-    this.periodic = new Periodic("forge token revocation", PASS_EVERY_MS, () => this.revokeReleased(), deps.log);
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
+    this.periodic = new Periodic(PASS_EVERY_MS, () => this.revokeReleased());
   }
 
   /** An attempt ended: a pass now (or the one in progress), off the caller's path. */

@@ -1,18 +1,18 @@
-import type { Logger } from "pino";
+/** How a timed pass ended: a failed one is left to the next tick. */
+export type PassOutcome = { ok: true } | { ok: false; err: unknown };
 
 /**
- * A sweeper's timer: `sweep` every `everyMs`, one pass at a time per process (a slow pass is not
- * overlapped by the next tick), a failed pass logged and left to the next tick.
+ * A sweeper's timer: a pass every `everyMs`, one at a time per process (a slow pass is not
+ * overlapped by the next tick, nor by a pass asked for with `run`). The sweepers' catalog
+ * (src/sweepers.ts) names, starts and stops them.
  */
 export class Periodic {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
 
   constructor(
-    private readonly what: string,
-    private readonly everyMs: number,
+    readonly everyMs: number,
     private readonly pass: () => Promise<unknown>,
-    private readonly log: Pick<Logger, "warn">,
   ) {}
 
   /** One pass now, or the one in progress. */
@@ -21,12 +21,15 @@ export class Periodic {
     return this.running;
   }
 
-  start(): this {
+  /** Starts the timer; `after` hears how each timed pass ended. */
+  start(after: (outcome: PassOutcome) => void): void {
     this.timer ??= setInterval(() => {
-      this.run().catch((err: unknown) => this.log.warn({ err }, `${this.what} failed; retried at the next tick`));
+      this.run().then(
+        () => after({ ok: true }),
+        (err: unknown) => after({ ok: false, err }),
+      );
     }, this.everyMs);
     this.timer.unref();
-    return this;
   }
 
   /** Stops the timer, after the pass in progress. */

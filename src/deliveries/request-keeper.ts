@@ -47,10 +47,11 @@ export interface OpenedRequest {
  * logged.
  */
 export class RequestKeeper {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: { store: Store; clock: Clock; ids: IdGenerator; sealer: Sealer; settings: KeptRequestSettings; log: Logger }) {
-    this.periodic = new Periodic("kept request retention sweep", SWEEP_EVERY_MS, () => this.tick(deps.clock.now()), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.tick(deps.clock.now()));
   }
 
   /** Keeps a request whose delivery rows are committed; `deliveryIds` are those rows. */
@@ -117,15 +118,6 @@ export class RequestKeeper {
   /** One retention pass: forgets the requests kept longer than the retention period. */
   tick(now: number): Promise<number> {
     return inBatches(SWEEP_BATCH, (limit) => this.deps.store.tx((tx) => deleteKeptRequestsBefore(tx, now - this.deps.settings.retentionMs, limit)));
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 }
 

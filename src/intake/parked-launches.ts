@@ -78,10 +78,11 @@ export interface ParkedLaunchesDeps {
  * row's status keep replicas from launching one twice.
  */
 export class ParkedLaunches {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: ParkedLaunchesDeps) {
-    this.periodic = new Periodic("parked launch sweep", SWEEP_EVERY_MS, () => this.sweepOnce(), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.sweepOnce());
   }
 
   /** Parks one bot's launch of a synchronize push. `row` is the delivery's row, `eventAt` the forge's event time. */
@@ -238,17 +239,6 @@ export class ParkedLaunches {
 
   private count(provider: string, status: NewDelivery["status"]): void {
     this.deps.metrics.webhookDeliveries.inc({ provider, status });
-  }
-
-  /** Sweeps every {@link SWEEP_EVERY_MS}; every replica may: leases keep them apart. */
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  /** Stops sweeping, after the sweep in progress. */
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 }
 

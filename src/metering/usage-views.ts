@@ -74,17 +74,20 @@ export class UsageViews {
   }
 
   /**
-   * The org's month so far, one row per UTC day up to today: runs created and spend recorded
-   * (org members, as the org usage view).
+   * The org's month day by day (org members, as the org usage view): one row per UTC day, runs
+   * created and spend recorded; this month up to today, a past month whole, a later one empty.
+   * No month is the current one; an unparseable one is refused (400), never replaced.
    */
-  async orgDaily(p: Principal, orgId: string) {
+  async orgDaily(p: Principal, orgId: string, rawMonth?: string) {
     await this.deps.access.org(p, orgId, "member");
     const now = this.deps.clock.now();
-    const month = monthOf(now);
+    const month = this.month(rawMonth);
     const start = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 1);
-    const days = await listOrgDailyUsage(this.deps.store.db, orgId, month, start, now + 1);
+    const next = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1);
+    const days = start > now ? [] : await listOrgDailyUsage(this.deps.store.db, orgId, month, start, Math.min(next, now + 1));
     return {
       month,
+      org_id: orgId,
       days: days.map((d) => ({ date: new Date(d.dayStart).toISOString().slice(0, 10), runs: d.runs, cost_usd: microToUsd(d.costMicro) })),
     };
   }

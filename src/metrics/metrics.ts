@@ -22,6 +22,7 @@ export class Metrics {
   ]);
   readonly authLogins = this.counter("service_auth_logins_total", "Login attempts", ["result"]);
   readonly authPasswordResets = this.counter("service_auth_password_resets_total", "Password reset flow", ["step"]);
+  readonly sweeperPasses = this.counter("service_sweeper_passes_total", "Timed passes of each periodic sweeper (src/sweepers.ts)", ["sweeper", "result"]);
   readonly dlqDepth = this.gauge("service_dlq_depth", "Runs parked on the dead-letter queue");
   readonly orphanRecovered = this.counter("service_runs_orphan_recovered_total", "Orphan sweeper flips to failed_resumable");
   readonly usageWindowBlocked = this.counter("service_runs_usage_window_blocked_total", "Runs stopped by an exhausted provider window");

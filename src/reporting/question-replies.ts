@@ -91,19 +91,11 @@ export interface QuestionRepliesDeps {
  * cancelled) before it was posted is not posted.
  */
 export class QuestionReplies {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: QuestionRepliesDeps) {
-    this.periodic = new Periodic("question replies", SWEEP_EVERY_MS, () => this.tick(deps.clock.now()), deps.log);
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.tick(deps.clock.now()));
   }
 
   /** One pass at `now`: each handled post's result by run id. */

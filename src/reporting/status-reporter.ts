@@ -100,20 +100,12 @@ export interface StatusReporterDeps {
  * while a delivery is received.
  */
 export class StatusReporter {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
   private since: number | undefined;
 
   constructor(private readonly deps: StatusReporterDeps) {
-    this.periodic = new Periodic("forge status reports", SWEEP_EVERY_MS, () => this.tick(deps.clock.now()), deps.log);
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.tick(deps.clock.now()));
   }
 
   /** One pass at `now`: each sent report's result by run id. */

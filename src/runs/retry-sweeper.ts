@@ -25,24 +25,16 @@ export type RetryResult = "enqueued" | "abandoned" | "failed";
  * denial's Retry-After.
  */
 export class RetrySweeper {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: { store: Store; clock: Clock; launcher: Launcher; metrics: Metrics; log: Logger }) {
-    this.periodic = new Periodic("retry sweep", SWEEP_EVERY_MS, () => this.sweepOnce(), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.sweepOnce());
   }
 
   /** One pass now: each due retry's result. */
   sweep(): Promise<Map<string, RetryResult | "taken" | "rearmed">> {
     return this.periodic.run() as Promise<Map<string, RetryResult | "taken" | "rearmed">>;
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 
   private async sweepOnce() {

@@ -35,10 +35,11 @@ const SWEEP_BATCH = 500;
  */
 export class RunLogs implements AttemptOutputStore {
   private readonly listeners = new Map<string, Set<() => void>>();
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: { store: Store; clock: Clock; access: Access; settings: RunLogSettings; log: Logger }) {
-    this.periodic = new Periodic("run log retention sweep", SWEEP_EVERY_MS, () => this.tick(deps.clock.now()), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.tick(deps.clock.now()));
   }
 
   async append(runId: string, attempt: number, chunks: OutputChunk[]): Promise<void> {
@@ -95,15 +96,6 @@ export class RunLogs implements AttemptOutputStore {
   /** One retention pass: forgets the output of attempts silent for longer than the retention period. */
   tick(now: number): Promise<number> {
     return inBatches(SWEEP_BATCH, (limit) => this.deps.store.tx((tx) => deleteRunLogsBefore(tx, now - this.deps.settings.retentionMs, limit)));
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 }
 

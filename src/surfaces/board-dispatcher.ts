@@ -25,24 +25,16 @@ export type CardDispatch = "launched" | "launch_refused" | "launch_given_up" | "
  * cards whose run ended to done (`run_succeeded`) or blocked (`run_failed`, `run_cancelled`).
  */
 export class BoardDispatcher {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: { store: Store; clock: Clock; launcher: Launcher; log: Logger }) {
-    this.periodic = new Periodic("board dispatch", SWEEP_EVERY_MS, () => this.pass(), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.pass());
   }
 
   /** One pass now: what happened to each leased card. */
   dispatch(): Promise<Map<string, CardDispatch>> {
     return this.periodic.run() as Promise<Map<string, CardDispatch>>;
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 
   private async pass(): Promise<Map<string, CardDispatch>> {

@@ -21,24 +21,16 @@ const SWEEP_BATCH = 100;
  * from now).
  */
 export class Scheduler {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: { store: Store; clock: Clock; launcher: Launcher; log: Logger }) {
-    this.periodic = new Periodic("schedule sweep", SWEEP_EVERY_MS, () => this.sweepOnce(), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.sweepOnce());
   }
 
   /** Launches what is due now; how many occurrences this pass launched. */
   sweep(): Promise<number> {
     return this.periodic.run() as Promise<number>;
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 
   private async sweepOnce(): Promise<number> {

@@ -19,23 +19,15 @@ export interface PreviousSecretSweepDeps {
  * clearing is idempotent.
  */
 export class PreviousSecretSweep {
-  private readonly periodic: Periodic;
+  /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
+  readonly periodic: Periodic;
 
   constructor(private readonly deps: PreviousSecretSweepDeps) {
-    this.periodic = new Periodic("expired webhook secret sweep", SWEEP_EVERY_MS, () => this.tick(deps.clock.now()), deps.log);
+    this.periodic = new Periodic(SWEEP_EVERY_MS, () => this.tick(deps.clock.now()));
   }
 
   /** One pass: clears every previous secret whose window ended by `now`; the number cleared. */
   tick(now: number): Promise<number> {
     return inBatches(SWEEP_BATCH, (limit) => clearExpiredPreviousSecrets(this.deps.store.db, now, limit));
-  }
-
-  start(): this {
-    this.periodic.start();
-    return this;
-  }
-
-  stop(): Promise<void> {
-    return this.periodic.stop();
   }
 }

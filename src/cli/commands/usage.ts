@@ -7,10 +7,28 @@ export function registerUsage(program: Command): void {
   program
     .command("usage")
     .argument("<org>", "org id")
-    .description("an org's usage this month against its caps")
+    .option("--daily", "the month day by day: runs created and spend")
+    .option("--month <YYYY-MM>", "with --daily: the month (default: this one)")
+    .description("an org's usage this month against its caps, or day by day")
     .action(
       action(async (ctx, org) => {
-        const body = await (await ctx.api()).get(`/api/orgs/${enc(org!)}/usage`);
+        const api = await ctx.api();
+        if (ctx.opts.daily) {
+          const q = ctx.opts.month ? `?${new URLSearchParams({ month: ctx.opts.month })}` : "";
+          const body = await api.get(`/api/orgs/${enc(org!)}/usage/daily${q}`);
+          ctx.out.show(body, (d) =>
+            [
+              `Month ${d.month}`,
+              table(d.days as any[], [
+                { header: "DATE", get: (x) => x.date },
+                { header: "RUNS", get: (x) => x.runs },
+                { header: "COST USD", get: (x) => x.cost_usd },
+              ]),
+            ].join("\n"),
+          );
+          return;
+        }
+        const body = await api.get(`/api/orgs/${enc(org!)}/usage`);
         ctx.out.show(body, (u) => {
           const scalars = Object.keys(u).filter((k) => typeof u[k] !== "object");
           return `${u.org?.name ?? ""} (${u.org?.id ?? org})\n${fields(u, scalars)}`;

@@ -107,6 +107,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /api/teams/:id/board/cards/:card_id/approve": doc("approveCard", "Approve a board card waiting for a person"),
   "GET /api/admin/orgs/:id/usage": doc("getOrgUsageAdmin", "An org's usage this month (super-admin)"),
   "GET /api/orgs/:id/usage": doc("getOrgUsage", "An org's usage this month"),
+  "GET /api/orgs/:id/usage/daily": doc("getOrgDailyUsage", "An org's month day by day: runs created and spend", { list: "days" }),
   "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential"),
   "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)"),
   "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),

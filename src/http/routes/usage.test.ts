@@ -180,6 +180,34 @@ describe.each(storeKinds())("usage views on %s", (kind) => {
     expect((await s.admin.get("/api/admin/orgs/org_missing/usage")).status).toBe(404);
   });
 
+  it("gives the org's month day by day to org members: runs created and spend, every day present, its own only", async () => {
+    const r = await s.member.api.get(`/api/orgs/${s.org.id}/usage/daily`);
+    expect(r.status).toBe(200);
+    const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect(r.body.month).toBe(today.slice(0, 7));
+    expect(r.body.org_id).toBe(s.org.id);
+    const days = r.body.days as { date: string; runs: number; cost_usd: number }[];
+    expect(days.map((d) => d.date)).toEqual(Array.from({ length: Number(today.slice(8)) }, (_, i) => `${today.slice(0, 8)}${String(i + 1).padStart(2, "0")}`));
+    // The runs and spend of this org's two launches, today; the rival's are not counted.
+    expect(days.at(-1)).toEqual({ date: today, runs: 2, cost_usd: 1.752007 });
+    expect(days.slice(0, -1).every((d) => d.runs === 0 && d.cost_usd === 0)).toBe(true);
+    // The console's page shows the same numbers.
+    expect(await t.services.usage.orgDaily((await t.services.authenticate(s.member.token))!, s.org.id)).toEqual(r.body);
+  });
+
+  it("gives a past month whole, a later month empty, and refuses a bad month (400) or a stranger (404)", async () => {
+    const past = (await s.member.api.get(`/api/orgs/${s.org.id}/usage/daily?month=2026-02`)).body;
+    expect(past.days).toHaveLength(28);
+    expect(past.days[0]).toEqual({ date: "2026-02-01", runs: 0, cost_usd: 0 });
+    expect((await s.member.api.get(`/api/orgs/${s.org.id}/usage/daily?month=2099-01`)).body).toEqual({ month: "2099-01", org_id: s.org.id, days: [] });
+    const bad = await s.member.api.get(`/api/orgs/${s.org.id}/usage/daily?month=2026-13`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: "invalid_request", field: "month" });
+    expect((await stranger.get(`/api/orgs/${s.org.id}/usage/daily`)).status).toBe(404);
+    expect((await s.member.api.get(`/api/orgs/${rival.org.id}/usage/daily`)).status).toBe(404);
+    expect((await s.admin.get(`/api/orgs/${rival.org.id}/usage/daily`)).body.days.at(-1)).toMatchObject({ runs: 2, cost_usd: 4.03 });
+  });
+
   it("lists the team's own share, summing repositories unless one is named", async () => {
     const all = (await s.member.api.get(`/api/teams/${s.team.id}/credentials/usage`)).body;
     expect(all).toEqual({
