@@ -42,7 +42,12 @@ describe("Sweepers", () => {
     const metrics = new Metrics();
     let started = 0;
     const sweepers = new Sweepers(
-      { slow: new Periodic(1_000, () => (started++, new Promise((resolve) => setTimeout(resolve, 3_500)))) },
+      {
+        slow: new Periodic(1_000, () => {
+          started++;
+          return new Promise((resolve) => setTimeout(resolve, 3_500));
+        }),
+      },
       { log: { warn: vi.fn() }, metrics },
     ).start();
     await vi.advanceTimersByTimeAsync(4_000);

@@ -42,6 +42,15 @@ export interface ProvisionDeps {
   baseUrl: string;
 }
 
+/** The gate settings the input sets, as the repo bot's row holds them; a re-provision changes only these. */
+function gateSettingsGiven(input: RepoBotInput) {
+  return {
+    ...(input.gate_context !== undefined && { gate_context: input.gate_context }),
+    ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
+    ...(input.review_after_gate !== undefined && { review_after_gate: input.review_after_gate ? 1 : 0 }),
+  };
+}
+
 /**
  * Wires a repository through a connection: its webhook config (marked provisioned_by the repo
  * bot's id), its hook on the forge, and the token they share. Every step can be repeated: the
@@ -74,11 +83,7 @@ export class ProvisionService {
       created_at: now,
       updated_at: now,
     });
-    const extras = {
-      ...(input.gate_context !== undefined && { gate_context: input.gate_context }),
-      ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
-      ...(input.review_after_gate !== undefined && { review_after_gate: input.review_after_gate ? 1 : 0 }),
-    };
+    const extras = gateSettingsGiven(input);
     if (Object.keys(extras).length > 0) await f.updateRepoBot(store.db, rb.id, { ...extras, updated_at: now });
     const first = rb.hook_id === null && !(await f.findWebhookProvisionedBy(store.db, rb.id));
     const webhookId = await this.ensureWebhook(p, teamId, conn, rb, input).catch(async (err: unknown) => {

@@ -31,14 +31,35 @@ export interface TokenRevocationsDeps {
 export class TokenRevocations {
   /** Its timer: the sweepers' catalog (src/sweepers.ts) names, starts and stops it. */
   readonly periodic: Periodic;
+  /** An attempt ended since the nudge's last pass began. */
+  private ended = false;
+  private nudging = false;
 
   constructor(private readonly deps: TokenRevocationsDeps) {
     this.periodic = new Periodic(PASS_EVERY_MS, () => this.revokeReleased());
   }
 
-  /** An attempt ended: a pass now (or the one in progress), off the caller's path. */
+  /**
+   * An attempt ended: a pass now, off the caller's path, and one more after it when another
+   * attempt ends meanwhile. Not joined to a timer pass that may have read before this attempt
+   * ended; the two may overlap (each token is taken by one pass).
+   */
   attemptEnded(): void {
-    this.periodic.run().catch((err: unknown) => this.deps.log.warn({ err }, "forge token revocation failed; retried at the next pass"));
+    this.ended = true;
+    if (this.nudging) return;
+    this.nudging = true;
+    void (async () => {
+      try {
+        while (this.ended) {
+          this.ended = false;
+          await this.revokeReleased();
+        }
+      } catch (err) {
+        this.deps.log.warn({ err }, "forge token revocation failed; retried at the next pass");
+      } finally {
+        this.nudging = false;
+      }
+    })();
   }
 
   /** One pass: every token due that no running attempt holds is revoked (or forgotten when expired). Answers how many were revoked. */

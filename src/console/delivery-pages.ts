@@ -12,6 +12,15 @@ const STATUSES = ["accepted", "launched", "duplicate", "filtered", "invalid", "r
 const EVENTS = ["pull_request", "merge_request", "note", "pull_request_comment", "pull_request_review_comment", "issues", "generic", "ping", "push", "other"];
 const PAGE = 50;
 
+/** The page's filters from its query: a value outside the known ones filters nothing. */
+function deliveryFilters(q: Record<string, string | undefined>, now: number) {
+  return {
+    status: q.status && STATUSES.includes(q.status) ? q.status : undefined,
+    event: q.event && EVENTS.includes(q.event) ? q.event : undefined,
+    since: q.since && SINCE[q.since] ? now - SINCE[q.since]! : undefined,
+  };
+}
+
 /** A webhook's delivery log, newest first, a page at a time, filtered by status, event and time in the store. */
 export async function deliveriesPage(
   s: ConsoleServices,
@@ -22,12 +31,7 @@ export async function deliveriesPage(
   now: number,
 ): Promise<Titled> {
   const hook = await s.webhooks.get(p, teamId, webhookId);
-  const since = q.since && SINCE[q.since] ? now - SINCE[q.since]! : undefined;
-  const filters = {
-    status: q.status && STATUSES.includes(q.status) ? q.status : undefined,
-    event: q.event && EVENTS.includes(q.event) ? q.event : undefined,
-    since,
-  };
+  const filters = deliveryFilters(q, now);
   const got = await s.deliveries.page(p, teamId, webhookId, { limit: PAGE, after: q.after || undefined, before: q.before || undefined, ...filters });
   const option = (value: string, label: string, selected: string | undefined) =>
     html`<option value="${value}"${value === (selected ?? "") ? html` selected` : ""}>${label}</option>`;

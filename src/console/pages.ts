@@ -83,15 +83,7 @@ export async function runPage(s: ConsoleServices, p: Principal, runId: string): 
   const latest = r.attempts.at(-1)?.number;
   const log = latest === undefined ? undefined : await s.runLogs.slice(r.id, latest, 0);
   const live = r.status === "queued" || r.status === "running";
-  const forgeLink = typeof r.vars.pr_url === "string" && /^https?:\/\//.test(r.vars.pr_url) ? r.vars.pr_url : undefined;
-  const links = [
-    html`Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>`,
-    ...(forgeLink ? [html`<a href="${forgeLink}" rel="noreferrer">the pull or merge request</a>`] : []),
-    ...(r.delivery_id && r.webhook_id
-      ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`]
-      : []),
-    ...(r.repo_url ? [html`${r.repo_url}`] : []),
-  ];
+  const links = runLinks(r);
   const output =
     latest === undefined
       ? html`<p class="muted">No attempt has started yet.</p>`
@@ -109,6 +101,19 @@ ${runActions(r.id, r.status, r.waiting_for_answer === true)}
 <h2>Usage</h2><p>${usd(r.usage.cost_usd)} · ${r.usage.input_tokens} input tokens · ${r.usage.output_tokens} output tokens</p>
 <script src="/console/run.js" defer></script>`,
   };
+}
+
+/** Where a run came from: its team, its pull or merge request, its delivery, its repository. */
+function runLinks(r: Awaited<ReturnType<ConsoleServices["runs"]["get"]>>): Safe[] {
+  const forgeLink = typeof r.vars.pr_url === "string" && /^https?:\/\//.test(r.vars.pr_url) ? r.vars.pr_url : undefined;
+  return [
+    html`Team <a href="/console/teams/${r.team_id}/runs">${r.team_id}</a>`,
+    ...(forgeLink ? [html`<a href="${forgeLink}" rel="noreferrer">the pull or merge request</a>`] : []),
+    ...(r.delivery_id && r.webhook_id
+      ? [html`delivery <a href="/console/teams/${r.team_id}/webhooks/${r.webhook_id}/deliveries/${r.delivery_id}">${r.delivery_id}</a>`]
+      : []),
+    ...(r.repo_url ? [html`${r.repo_url}`] : []),
+  ];
 }
 
 /** Cancel (a run not yet finished, or one a retry may still resume) and resume (a failed run not waiting on a question). */

@@ -15,18 +15,24 @@ export interface Cidr {
   text: string;
 }
 
+/** One part of an inet_aton address: decimal, 0x-hex or 0-octal; null when it is none of them or too large. */
+function inetAtonPart(part: string): number | null {
+  let n: number;
+  if (/^0x[0-9a-f]*$/i.test(part)) n = part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
+  else if (/^0[0-7]+$/.test(part)) n = Number.parseInt(part, 8);
+  else if (/^(0|[1-9][0-9]*)$/.test(part)) n = Number(part);
+  else return null;
+  return Number.isSafeInteger(n) ? n : null;
+}
+
 /** IPv4 as inet_aton reads it: 1-4 parts, each decimal, 0x-hex or 0-octal, the last filling the rest. */
 export function parseIPv4(text: string): AddressBytes | null {
   const parts = text.split(".");
   if (parts.length < 1 || parts.length > 4) return null;
   const values: number[] = [];
   for (const part of parts) {
-    let n: number;
-    if (/^0x[0-9a-f]*$/i.test(part)) n = part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
-    else if (/^0[0-7]+$/.test(part)) n = Number.parseInt(part, 8);
-    else if (/^(0|[1-9][0-9]*)$/.test(part)) n = Number(part);
-    else return null;
-    if (!Number.isSafeInteger(n)) return null;
+    const n = inetAtonPart(part);
+    if (n === null) return null;
     values.push(n);
   }
   const last = values.pop() as number;

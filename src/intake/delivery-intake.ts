@@ -9,14 +9,13 @@ import { monthOf } from "../core/month.js";
 import { sha256Hex } from "../core/secrets.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
-import type { NewDelivery } from "../store/deliveries.js";
-import { ADMITTED, type CallAdmission, type CallLimits, type CallRefusal } from "../store/delivery-ledger.js";
+import type { CallLimits } from "../store/delivery-ledger.js";
 import type { Store } from "../store/store.js";
 import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
 import { acceptedPrevious, matchWebhookToken } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "../forges/shared/check-delivery-token.js";
-import { filtered, invalidHttpStatus, type FinalDecision, type RefusalCode } from "./pipeline/delivery-decision.js";
-import { bumpGateStreak, readGateStreak, resetGateStreak } from "../store/gate-streaks.js";
+import { filtered, type FinalDecision } from "./pipeline/delivery-decision.js";
+import { readGateStreak, resetGateStreak } from "../store/gate-streaks.js";
 import type { DeliveryContext } from "./pipeline/delivery-context.js";
 import { evaluateDelivery } from "./evaluate-delivery.js";
 import type { ForgeStep } from "./lanes/forge/forge-step.js";
@@ -25,14 +24,15 @@ import type { DeliveryTarget, DeliveryTargets } from "./delivery-targets.js";
 import type { BodyBatch } from "./pipeline/body-batch.js";
 import type { BodyAuth } from "../forges/shared/provider.js";
 import { providers } from "../forges/providers.js";
-import { baseRow, planRowOf, recordedRow, summaryColumns, type Base } from "./delivery-rows.js";
-import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, LaunchResultOf, OpenDelivery } from "./delivery-outcome.js";
-import type { ParkedLaunches, ParkResult } from "./parked-launches.js";
-import { KeyedLaunches, type KeyedOutcome } from "./keyed-launch.js";
+import { baseRow, summaryColumns, type Base } from "./delivery-rows.js";
+import type { DeliveryHead, DeliveryOpening, DeliveryOutcome, DeliveryRequest, OpenDelivery } from "./delivery-outcome.js";
+import type { ParkedLaunches } from "./parked-launches.js";
+import { KeyedLaunches } from "./keyed-launch.js";
+import { DeliveryWrites } from "./delivery-writes.js";
+import { DeliveryCall, type OutcomeDeps } from "./delivery-call.js";
+import { handleOutcome } from "./outcome-handlers.js";
 import type { IssueCards } from "./issue-cards.js";
-import type { BoardCardRow } from "../store/board.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
-import { BoundedMap } from "../core/bounded-map.js";
 
 const NO_BODY = Buffer.alloc(0);
 
@@ -62,25 +62,23 @@ export interface DeliveryIntakeDeps {
   overlap: OverlapStep;
 }
 
-/** How long a webhook whose monthly quota refused a call takes the admission-first path. */
-const QUOTA_RECHECK_MS = 60_000;
-/** Webhooks with a refusal hint at most; past it the oldest hint goes first. */
-const REFUSED_HINTS_MAX = 10_000;
+/** The call's admission, taken once before its body is proven: refused, or pending (undefined once written alone). */
+type TakenAdmission = { kind: "refused"; outcome: DeliveryOutcome } | { kind: "pending"; limits: CallLimits | undefined };
 
 /**
  * The delivery endpoint: the admission gates in the spec's order, then the provider's
- * verify → parse → decide, then one idempotent launch per planned bot. The call's admission
- * (bucket and monthly quota) is written with the outcome's first write, so the body is proven,
- * parsed and decided on before it; the gates' order still decides the answer. Every row is
- * committed before the outcome is returned, so a 2xx always means stored.
+ * verify → parse → decide, then the decision's outcome handler (intake/outcomes/). The call's
+ * admission (bucket and monthly quota) is written with the outcome's first write, so the body is
+ * proven, parsed and decided on before it; the gates' order still decides the answer. Every row
+ * is committed before the outcome is returned, so a 2xx always means stored.
  */
 export class DeliveryIntake {
-  /** Per webhook, until when this process last saw its calls refused: a hint, the store decides. */
-  private readonly refusedUntil = new BoundedMap<string, number>(REFUSED_HINTS_MAX);
-  private readonly keyed: KeyedLaunches;
+  private readonly writes: DeliveryWrites;
+  private readonly outcomes: OutcomeDeps;
 
   constructor(private readonly deps: DeliveryIntakeDeps) {
-    this.keyed = new KeyedLaunches(deps);
+    this.writes = new DeliveryWrites(deps);
+    this.outcomes = { ...deps, keyed: new KeyedLaunches(deps), writes: this.writes };
   }
 
   /** A delivery whose body is already read: {@link open}, then {@link receive}. */
@@ -107,7 +105,7 @@ export class DeliveryIntake {
         const row = baseRow(config, head.sourceIp, now, null);
         return {
           kind: "refused",
-          outcome: { kind: "bad_token", deliveryId: await this.recordNow(row, "invalid", { reason: check.reason, refusal_code: "bad_token" }) },
+          outcome: { kind: "bad_token", deliveryId: await this.writes.recordNow(row, "invalid", { reason: check.reason, refusal_code: "bad_token" }) },
         };
       }
       provenToken = check.token;
@@ -119,19 +117,24 @@ export class DeliveryIntake {
     return { kind: "open", provider, target, auth, maxBodyBytes: providers[provider].maxBodyBytes };
   }
 
-  /** The rest of the gates and the body's outcome, for a delivery {@link open} let through. */
+  /** The rest of the gates and the body's outcome, for a delivery {@link open} let through: target → proof → prepare → decide → handle. */
   async receive(opened: OpenDelivery, req: DeliveryRequest): Promise<DeliveryOutcome> {
-    const { store, clock } = this.deps;
-    const { provider, target } = opened;
-    const { config, owner } = target;
-    const now = clock.now();
-    let payloadSha256: string | undefined;
-    /** The row of a delivery refused by the call's admission, before its body is proven. */
-    const early = (): Base => {
-      payloadSha256 ??= sha256Hex(req.rawBody);
-      return baseRow(config, req.sourceIp, now, payloadSha256);
-    };
+    const { target, auth } = opened;
+    const now = this.deps.clock.now();
+    const admission = await this.takeAdmission(target, req, now);
+    if (admission.kind === "refused") return admission.outcome;
+    if (!auth) return noSecret(new DeliveryCall(this.outcomes, target, earlyRow(target, req, now), now, admission.limits));
+    const { row, decision } = await this.evaluate(opened.provider, target, req, auth, now);
+    return handleOutcome(decision, new DeliveryCall(this.outcomes, target, row, now, admission.limits));
+  }
 
+  /**
+   * The call's admission, as a value: pending, to be written with the outcome's first write; or
+   * written alone first when the org's status refuses the call anyway, or while this webhook's
+   * calls are being refused, so that a flood of them is not proven and parsed.
+   */
+  private async takeAdmission(target: DeliveryTarget, req: DeliveryRequest, now: number): Promise<TakenAdmission> {
+    const { config, owner } = target;
     const limits: CallLimits = {
       webhookId: config.id,
       orgId: owner.orgId,
@@ -142,123 +145,12 @@ export class DeliveryIntake {
       month: monthOf(now),
       now,
     };
-    /** The call refused by the bucket or the quota: its own row, and the 429. */
-    const refuse = (refusal: CallRefusal) => this.refuse(provider, early(), refusal, now);
-    /**
-     * The call's admission while it is not written yet: it is written with the outcome's row,
-     * in one write (one call of a batch on PostgreSQL). The gates' order still decides the answer:
-     * a refused call is refused whatever its body.
-     */
-    let admission: CallLimits | undefined = limits;
-    /** A non-launching outcome's row, with the admission when it is pending; or the refusal. */
-    const recordAs = async (
-      row: Base,
-      status: "filtered" | "invalid" | "launch_error",
-      reason: string,
-      answer: (deliveryId: string) => DeliveryOutcome,
-      refusalCode: RefusalCode | null = null,
-    ) => {
-      const id = this.deps.ids.next("dlv");
-      const recorded = recordedRow(row, status, { reason, refusal_code: refusalCode }, id);
-      const committed = await store.ledger.commit({ admission, row: recorded });
-      if (committed.kind === "refused") return refuse(committed.refusal);
-      this.deps.metrics.webhookDeliveries.inc({ provider, status });
-      return answer(id);
-    };
-
-    /** The pending admission as a write of its own, for outcomes that are not one delivery write. */
-    const admitAlone = async (): Promise<CallAdmission> => {
-      const pending = admission;
-      return pending ? store.ledger.admit(pending) : ADMITTED;
-    };
-
-    // The admission alone, first: when the org's status refuses the call anyway, and while this
-    // webhook's calls are being refused, so that a flood of them is not proven and parsed.
-    if (owner.org.status !== "active" || (this.refusedUntil.get(config.id) ?? 0) > now) {
-      const admitted = await store.ledger.admit(limits);
-      if (admitted.kind !== "admitted") return refuse(admitted);
-      this.refusedUntil.delete(config.id);
-      if (owner.org.status !== "active") return { kind: "org_suspended" };
-      admission = undefined;
-    }
-    const auth = opened.auth;
-    if (!auth) {
-      const reason = "webhook has no signing secret; rotate it";
-      return recordAs(early(), "invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }), "no_secret");
-    }
-    const evaluated = await this.evaluate(provider, target, req, auth, now);
-    const { row } = evaluated;
-    const held = await this.holdGateFixes(config, evaluated.decision);
-    // A redelivery that asked for a fresh key: its launches are keyed apart from the original's.
-    const decision = req.keySalt === undefined ? held : withFreshKeys(held, req.keySalt);
-    payloadSha256 = row.payload_sha256 ?? undefined;
-    switch (decision.kind) {
-      case "filtered": {
-        const parked = decision.held?.[0];
-        const reason = parked?.card && config.board_mode !== "off" ? await this.parkForApproval(config, parked, decision.reason) : decision.reason;
-        return recordAs(row, "filtered", reason, (deliveryId) => ({ kind: "filtered", reason, deliveryId }));
-      }
-      case "invalid": {
-        const httpStatus = invalidHttpStatus(provider, decision.code);
-        return recordAs(row, "invalid", decision.reason, (deliveryId) => ({ kind: "invalid", reason: decision.reason, httpStatus, deliveryId }), decision.code);
-      }
-      case "forge_error":
-        return recordAs(row, "launch_error", decision.reason, (deliveryId) => ({ kind: "forge_error", reason: decision.reason, deliveryId }));
-      case "stop": {
-        const admitted = await admitAlone();
-        if (admitted.kind !== "admitted") return refuse(admitted);
-        const stopped = await this.deps.runs.stopBySubject(config.tenant_id, decision.subjectId);
-        const dropped = await this.deps.parked.dropForSubject(config.id, decision.subjectId, "parked launch dropped: the pull request was closed");
-        const count = stopped.cancelled + stopped.cancelRequested;
-        const disarmed = stopped.retriesDisarmed > 0 ? `, disarmed ${stopped.retriesDisarmed} retry(ies)` : "";
-        const reason = `pull request closed: stopped ${count} run(s)${dropped > 0 ? `, dropped ${dropped} parked launch(es)` : ""}${disarmed}`;
-        return { kind: "filtered", reason, stopped: count, deliveryId: await this.recordNow(row, "filtered", { reason }) };
-      }
-      case "defer": {
-        const admitted = await admitAlone();
-        if (admitted.kind !== "admitted") return refuse(admitted);
-        const results: ParkResult[] = [];
-        for (const plan of decision.launches) results.push(await this.deps.parked.park(row, plan, decision.eventAt));
-        return { kind: "deferred", results };
-      }
-      case "launch": {
-        const issue = decision.launches[0];
-        // An issue with a card on the board is launched by its card alone, so `/approve` approves the card.
-        const card = config.board_mode !== "off" && issue?.card?.approval ? await this.deps.cards.cardOf(config, issue) : undefined;
-        if (card) {
-          const admitted = await admitAlone();
-          if (admitted.kind !== "admitted") return refuse(admitted);
-          return this.approveOnBoard(row, issue!, card);
-        }
-        if (config.board_mode === "coordinate" && issue?.card) {
-          const admitted = await admitAlone();
-          if (admitted.kind !== "admitted") return refuse(admitted);
-          return this.putOnBoard(config, row, issue);
-        }
-        const results: LaunchResultOf[] = [];
-        // The first bot's launch writes the call's admission first; the others follow it.
-        for (const [i, plan] of decision.launches.entries()) {
-          const keyed = await this.keyed.launch(target, planRowOf(row, plan), plan, i === 0 ? admission : undefined);
-          if (keyed.kind === "refused") return refuse(keyed.refusal);
-          const result = resultOf(keyed, plan.botId);
-          if (result.kind === "launched") for (const runId of plan.supersedes ?? []) await this.deps.runs.cancel(runId);
-          if (result.kind === "launched" && config.board_mode === "track") await this.deps.cards.track(config, plan, result.runId);
-          if (result.kind === "launched" && plan.gateFix) {
-            await bumpGateStreak(this.deps.store.db, { webhookId: config.id, subjectId: plan.subjectId, gate: plan.gateFix.gate }, now);
-          }
-          results.push(result);
-        }
-        // Every bot's launch met a run a concurrent delivery launched: answered as a skipped overlap.
-        if (results.every((r) => r.kind === "filtered")) {
-          return { kind: "filtered", deliveryId: results[0]!.deliveryId, reason: results.map((r) => r.reason).join("; ") };
-        }
-        return { kind: "launch", results };
-      }
-      default: {
-        const unreachable: never = decision;
-        throw new Error(`unhandled decision ${JSON.stringify(unreachable)}`);
-      }
-    }
+    if (owner.org.status === "active" && !this.writes.refusedLately(config.id, now)) return { kind: "pending", limits };
+    const admitted = await this.deps.store.ledger.admit(limits);
+    if (admitted.kind !== "admitted") return { kind: "refused", outcome: await this.writes.refuse(earlyRow(target, req, now), admitted, now) };
+    this.writes.admitted(config.id);
+    if (owner.org.status !== "active") return { kind: "refused", outcome: { kind: "org_suspended" } };
+    return { kind: "pending", limits: undefined };
   }
 
   /**
@@ -287,8 +179,10 @@ export class DeliveryIntake {
     });
     const row: Base = Object.assign(baseRow(config, req.sourceIp, now, body.rawSha256), summaryColumns(evaluated.summary));
     const asked = evaluated.decision;
-    const decision = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check, context) : asked);
-    return { row, decision };
+    const decided = await this.deps.overlap.apply(config, asked.kind === "forge" ? await this.deps.forge.resolve(config, asked.check, context) : asked);
+    const held = await this.holdGateFixes(config, decided);
+    // A redelivery that asked for a fresh key: its launches are keyed apart from the original's.
+    return { row, decision: req.keySalt === undefined ? held : withFreshKeys(held, req.keySalt) };
   }
 
   /**
@@ -329,59 +223,6 @@ export class DeliveryIntake {
     return proof !== undefined;
   }
 
-  /** A call the bucket or the monthly quota refused: recorded under a key of its own. */
-  private async refuse(provider: ProviderName, row: Base, refusal: CallRefusal, now: number): Promise<DeliveryOutcome> {
-    this.deps.metrics.webhookThrottled.inc({ provider, reason: refusal.kind });
-    const refusedFor = refusal.kind === "rate_limited" ? refusal.retryAfterSeconds * 1000 : QUOTA_RECHECK_MS;
-    this.refusedUntil.set(row.webhook_id, now + refusedFor);
-    if (refusal.kind === "rate_limited") {
-      const deliveryId = await this.recordNow(row, "rate_limited", { reason: "webhook rate limit" });
-      return { kind: "rate_limited", deliveryId, retryAfterSeconds: refusal.retryAfterSeconds };
-    }
-    const deliveryId = await this.recordNow(row, "quota_exceeded", { reason: `monthly call quota exceeded (${refusal.scope})` });
-    return { kind: "quota_exceeded", deliveryId };
-  }
-
-  /** board_mode coordinate: the issue's card is the work; the delivery is pre-checked and the dispatcher launches the card. */
-  private async putOnBoard(config: WebhookConfig, row: Base, plan: LaunchPlan): Promise<DeliveryOutcome> {
-    const placed = await this.deps.cards.coordinate(config, plan);
-    const base = Object.assign({}, row, { bot_id: plan.botId, subject_id: plan.subjectId });
-    if (placed.kind === "denied") {
-      const { denial } = placed;
-      const deliveryId = await this.recordNow(base, "launch_error", { reason: denial.detail, denial_reason: denial.error, failed_at: row.created_at });
-      return { kind: "launch", results: [{ kind: "denied", deliveryId, botId: plan.botId, denial }] };
-    }
-    const reason = `card ${placed.cardId} ${placed.created ? "put" : "already"} on the board: the dispatcher launches it`;
-    const deliveryId = await this.recordNow(base, "accepted", { reason });
-    return { kind: "carded", deliveryId, cardId: placed.cardId, created: placed.created };
-  }
-
-  /** `/approve` on an issue with a card: the card is approved when it waits (the dispatcher launches it), else nothing. */
-  private async approveOnBoard(row: Base, plan: LaunchPlan, card: BoardCardRow): Promise<DeliveryOutcome> {
-    const base = Object.assign({}, row, { bot_id: plan.botId, subject_id: plan.subjectId });
-    if (!(await this.deps.cards.approve(card, plan))) {
-      const reason = `card ${card.id} is not waiting for an approval: the board launches the issue`;
-      return { kind: "filtered", reason, deliveryId: await this.recordNow(base, "filtered", { reason }) };
-    }
-    const reason = `card ${card.id} approved: the dispatcher launches it`;
-    const deliveryId = await this.recordNow(base, "accepted", { reason });
-    return { kind: "carded", deliveryId, cardId: card.id, created: false };
-  }
-
-  /** An untrusted author's issue: its card waits on the board for a team admin's approval; the reason says so. */
-  private async parkForApproval(config: WebhookConfig, plan: LaunchPlan, reason: string): Promise<string> {
-    const placed = await this.deps.cards.parkForApproval(config, plan);
-    return `${reason}; card ${placed.cardId} waits on the board for approval`;
-  }
-
-  /** A non-launched row as a write of its own, counted once it is durable. */
-  private async recordNow(row: Base, status: NewDelivery["status"], extra: Partial<NewDelivery>): Promise<string> {
-    const id = this.deps.ids.next("dlv");
-    await this.deps.store.ledger.commit({ row: recordedRow(row, status, extra, id) });
-    this.deps.metrics.webhookDeliveries.inc({ provider: row.provider, status });
-    return id;
-  }
-
   /** The org's bot catalog is read only when the config can name a bot that is not built in. */
   private async knownBots(config: WebhookConfig, orgId: string): Promise<(id: string) => boolean> {
     const named = [...config.bot_ids, config.default_bot_id ?? "", ...(config.bot_rules ?? []).map((r) => r.bot_id)];
@@ -411,16 +252,13 @@ function withFreshKeys<D extends { kind: string }>(decision: D, salt: string): D
   return { ...d, launches: d.launches.map((p) => ({ ...p, idempotencyKey: `${p.idempotencyKey}|again:${salt}` })) };
 }
 
-/** One bot's result as the delivery's answer names it. */
-function resultOf(k: Exclude<KeyedOutcome, { kind: "refused" }>, botId: string): LaunchResultOf {
-  switch (k.kind) {
-    case "launched":
-      return { kind: "launched", deliveryId: k.deliveryId, runId: k.runId, botId };
-    case "duplicate":
-      return { kind: "duplicate", deliveryId: k.deliveryId, runId: k.holder.run_id, originalDeliveryId: k.holder.id, botId };
-    case "denied":
-      return { kind: "denied", deliveryId: k.deliveryId, botId, denial: k.denial };
-    case "filtered":
-      return { kind: "filtered", deliveryId: k.deliveryId, botId, reason: k.reason };
-  }
+/** A delivery's row before its body is proven: for a refusal by the call's admission, or a webhook without a secret. */
+function earlyRow(target: DeliveryTarget, req: DeliveryRequest, now: number): Base {
+  return baseRow(target.config, req.sourceIp, now, sha256Hex(req.rawBody));
+}
+
+/** An hmac webhook without a signing secret: every delivery is refused until it is rotated. */
+function noSecret(call: DeliveryCall): Promise<DeliveryOutcome> {
+  const reason = "webhook has no signing secret; rotate it";
+  return call.record("invalid", "no signing secret", (deliveryId) => ({ kind: "invalid", httpStatus: 401, reason, deliveryId }), "no_secret");
 }

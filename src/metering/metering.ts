@@ -4,7 +4,7 @@ import { monthOf } from "../core/month.js";
 import { listAttemptKeys } from "../store/attempt-credentials.js";
 import { addCredentialUsage, attemptAlreadyCharged, insertUsageEvent } from "../store/ledger.js";
 import { findRun } from "../store/runs.js";
-import type { Store } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import { addOrgSpend } from "../store/usage.js";
 import { attributeUsage } from "./attribute-usage.js";
 import type { CredentialTier, UsageReport } from "./usage-report.js";
@@ -60,26 +60,34 @@ export class Metering {
       // The org counter is charged whatever credential served the run.
       await addOrgSpend(tx, run.org_id, month, r, now);
       // The ledger charges the key the attempt was handed, and nobody for a run it cannot attribute.
-      if (charged) {
-        const key = { ...charged, team_id: run.team_id, month, repo };
-        const seen = await attemptAlreadyCharged(tx, { ...key, run_id: runId, attempt, id: event.id });
-        await addCredentialUsage(
-          tx,
-          key,
-          {
-            meteredMicro: r.amountType === "metered" ? r.costMicro : 0,
-            estimatedMicro: r.amountType === "estimate" ? r.costMicro : 0,
-            attempts: seen ? 0 : 1,
-            inputTokens: r.inputTokens,
-            outputTokens: r.outputTokens,
-            aggregateTokens: r.aggregateTokens,
-          },
-          now,
-        );
-      }
+      if (charged) await chargeKey(tx, { ...charged, team_id: run.team_id, month, repo }, { run_id: runId, attempt, id: event.id }, r, now);
       return true;
     });
   }
+}
+
+/** The credential ledger's row of the key charged: an attempt counts once, however many reports it sends. */
+async function chargeKey(
+  tx: Db,
+  key: Parameters<typeof addCredentialUsage>[1],
+  of: { run_id: string; attempt: number; id: string },
+  r: UsageReport,
+  now: number,
+): Promise<void> {
+  const seen = await attemptAlreadyCharged(tx, { ...key, ...of });
+  await addCredentialUsage(
+    tx,
+    key,
+    {
+      meteredMicro: r.amountType === "metered" ? r.costMicro : 0,
+      estimatedMicro: r.amountType === "estimate" ? r.costMicro : 0,
+      attempts: seen ? 0 : 1,
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      aggregateTokens: r.aggregateTokens,
+    },
+    now,
+  );
 }
 
 /** `owner/repo` (or a nested group path) from a clone URL; undefined when it has no path. */

@@ -10,6 +10,7 @@ import {
   fakeOf,
   FORGES,
   forgeHook,
+  githubReviewReply,
   startForgeWorld,
   type Forge,
   type ForgeWorld,
@@ -147,5 +148,28 @@ describe("the thread of a run", () => {
   it("fences the bot's words with more backticks than they hold", () => {
     const body = questionComment({ text: "a ```` b" }, { botId: "b", runId: "run_1", runUrl: "https://x/console/runs/run_1" });
     expect(body).toContain("`````text\na ```` b\n`````");
+  });
+});
+
+describe.each(storeKinds())("a question asked in a GitHub review thread, %s", (kind) => {
+  let w: ForgeWorld;
+  beforeAll(async () => {
+    w = await startForgeWorld(kind);
+  });
+  afterAll(() => w.close());
+
+  it("is answered in that thread (a reply to its first comment), not on the conversation", async () => {
+    const hook = await forgeHook(w, "forge_b", { post_questions: true });
+    // Review comment 501 opened the bot's thread on the fake GitHub.
+    const res = await deliver(w, hook, "pull_request_review_comment", githubReviewReply("Would a pool help here?", WORLD.maria.login, 501));
+    expect(res.body).toMatchObject({ status: "launched", bot: "converse" });
+    const c = (await w.t.services.runQueue.claim("test-worker", 600_000))!;
+    expect(c.run.id).toBe(res.body.run_id);
+    await w.t.services.runQueue.finish(c, { status: "failed_resumable", failureCode: "QUESTION", question: { text: "Which pool size?" } });
+    const from = w.github.server.requests.length;
+    expect((await w.t.services.questionReplies.tick(w.t.clock.now())).get(c.run.id)).toBe("posted");
+    const sent = w.github.server.requests.slice(from).filter((r) => r.method === "POST");
+    expect(sent.map((r) => r.path)).toEqual([`/api/v3/repos/${WORLD.repo}/pulls/${WORLD.number}/comments/501/replies`]);
+    expect((sent[0]!.body as { body: string }).body).toContain("```text\nWhich pool size?\n```");
   });
 });

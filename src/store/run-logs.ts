@@ -21,6 +21,19 @@ export interface LogPiece {
 /** Pages of tail chunks looked at when the tail is cut to its bound. */
 const CUT_PAGE = 500;
 
+/** The pieces' rows from byte offset `at` on, and how many of their bytes fall past the head (into the tail). */
+function placePieces(runId: string, attempt: number, pieces: LogPiece[], at: number, headBytes: number): { rows: RunLogChunkRow[]; tailAdded: number } {
+  const rows: RunLogChunkRow[] = [];
+  let tailAdded = 0;
+  for (const p of pieces) {
+    if (p.bytes === 0) continue;
+    rows.push({ run_id: runId, attempt, start: at, bytes: p.bytes, stream: p.stream, text: p.text });
+    if (at >= headBytes) tailAdded += p.bytes;
+    at += p.bytes;
+  }
+  return { rows, tailAdded };
+}
+
 /**
  * Appends pieces to an attempt's output (call inside a transaction): each is placed at the byte
  * offset after all the attempt printed before it; pieces that start past the head go to the tail,
@@ -43,15 +56,8 @@ export async function appendRunLog(tx: Db, runId: string, attempt: number, piece
     .returning(["produced_bytes", "tail_bytes"])
     .executeTakeFirstOrThrow();
   const produced = Number(row.produced_bytes);
-  let at = produced - total;
-  let tail = Number(row.tail_bytes);
-  const rows: RunLogChunkRow[] = [];
-  for (const p of pieces) {
-    if (p.bytes === 0) continue;
-    rows.push({ run_id: runId, attempt, start: at, bytes: p.bytes, stream: p.stream, text: p.text });
-    if (at >= bounds.headBytes) tail += p.bytes;
-    at += p.bytes;
-  }
+  const { rows, tailAdded } = placePieces(runId, attempt, pieces, produced - total, bounds.headBytes);
+  let tail = Number(row.tail_bytes) + tailAdded;
   for (let i = 0; i < rows.length; i += CUT_PAGE)
     await tx
       .insertInto("run_log_chunks")

@@ -56,14 +56,7 @@ export const usesWildcardBots = (c: Pick<WebhookConfig, "bot_ids">) => c.bot_ids
  * records (bots, keys, secrets) are the service's to check against the store.
  */
 export function checkWebhookRules(provider: ProviderName, c: EditableConfig): void {
-  // forge_b and forge_c only sign bodies; GitLab only echoes the token.
-  if (provider === "forge_b" || provider === "forge_c") {
-    if (c.sign_mode !== "hmac") throw invalid("sign_mode", `${provider} verifies deliveries by HMAC only; sign_mode must be hmac`);
-  } else if (provider === "forge_a" && c.sign_mode !== "token") {
-    throw invalid("sign_mode", "forge_a echoes the token and cannot sign bodies; sign_mode must be token");
-  } else if (provider !== "generic" && c.sign_mode === "standard") {
-    throw invalid("sign_mode", "only generic webhooks take Standard Webhooks signatures");
-  }
+  checkSignMode(provider, c.sign_mode);
   if (usesWildcardBots(c)) {
     if (c.bot_ids.length !== 1) throw invalid("bot_ids", `bot_ids: "*" cannot be combined with named bots`);
     if (!c.wildcard_bots) throw invalid("bot_ids", `bot_ids ["*"] requires wildcard_bots: true`);
@@ -79,6 +72,17 @@ export function checkWebhookRules(provider: ProviderName, c: EditableConfig): vo
     seen.add(rule.bot_id);
     if (!scoped(rule.bot_id)) throw invalid(`bot_rules.${i}.bot_id`, `bot_rules: ${rule.bot_id} is not in bot_ids`);
   });
+}
+
+/** forge_b and forge_c only sign bodies; GitLab only echoes the token; Standard Webhooks are generic's. */
+function checkSignMode(provider: ProviderName, signMode: EditableConfig["sign_mode"]): void {
+  if (provider === "forge_b" || provider === "forge_c") {
+    if (signMode !== "hmac") throw invalid("sign_mode", `${provider} verifies deliveries by HMAC only; sign_mode must be hmac`);
+  } else if (provider === "forge_a" && signMode !== "token") {
+    throw invalid("sign_mode", "forge_a echoes the token and cannot sign bodies; sign_mode must be token");
+  } else if (provider !== "generic" && signMode === "standard") {
+    throw invalid("sign_mode", "only generic webhooks take Standard Webhooks signatures");
+  }
 }
 
 /** Bot ids a config names, wildcard left out: each must be a known bot. */

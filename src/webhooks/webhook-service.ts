@@ -200,18 +200,18 @@ export class WebhookService {
       const known = new Set(await this.deps.bots.knownBotIds(team.org_id, db));
       for (const { id, field } of namedBotIds(c)) if (!known.has(id)) throw invalid(field, `unknown bot ${id}`);
     }
-    if (touched("key_overrides")) {
-      for (const [provider, keyId] of Object.entries(c.key_overrides)) {
-        await this.checkKey(db, team, keyId, provider, `key_overrides.${provider}`);
-      }
-    }
+    if (touched("key_overrides")) await this.checkKeyOverrides(db, team, c.key_overrides);
     if (touched("forge_token") && c.forge_token !== null) await this.checkKey(db, team, c.forge_token, "forge", "forge_token");
-    if (touched("secret_overrides")) {
-      for (const [name, secretId] of Object.entries(c.secret_overrides)) {
-        if (!(await this.deps.credentials.findTeamSecret(db, secretId, team.id))) {
-          throw invalid(`secret_overrides.${name}`, `no secret ${secretId} of this team`);
-        }
-      }
+    if (touched("secret_overrides")) await this.checkSecretOverrides(db, team, c.secret_overrides);
+  }
+
+  private async checkKeyOverrides(db: Db, team: TeamRow, overrides: EditableConfig["key_overrides"]): Promise<void> {
+    for (const [provider, keyId] of Object.entries(overrides)) await this.checkKey(db, team, keyId, provider, `key_overrides.${provider}`);
+  }
+
+  private async checkSecretOverrides(db: Db, team: TeamRow, overrides: EditableConfig["secret_overrides"]): Promise<void> {
+    for (const [name, secretId] of Object.entries(overrides)) {
+      if (!(await this.deps.credentials.findTeamSecret(db, secretId, team.id))) throw invalid(`secret_overrides.${name}`, `no secret ${secretId} of this team`);
     }
   }
 

@@ -37,6 +37,20 @@ const SHOWN = [
 /** Pages a follow reads at once before it waits again. */
 const FOLLOW_PAGE = 100;
 
+/**
+ * Polls for ever. The cursor is the newest delivery printed: each poll reads the ones after it,
+ * a page at a time, so none is missed.
+ */
+async function follow(get: (query: string) => Promise<any>, from: string | null, intervalMs: number, print: (batch: Delivery[]) => void): Promise<never> {
+  let after = from;
+  for (;;) {
+    const page = await get(after ? `&after=${enc(after)}` : "");
+    print(page.deliveries);
+    after = page.after ?? after;
+    if (!page.has_more || !after) await sleep(intervalMs);
+  }
+}
+
 export function registerDeliveries(program: Command): void {
   const deliveries = program.command("deliveries").description("a webhook's delivery log");
   deliveries
@@ -67,16 +81,7 @@ export function registerDeliveries(program: Command): void {
         };
         if (!ctx.out.json) ctx.out.line(null, COLUMNS.map((c) => c.header).join("  "));
         print(first.deliveries);
-        // The cursor is the newest delivery printed: each poll reads the ones after it, a page at a time, so none is missed.
-        let after: string | null = first.after;
-        for (;;) {
-          const page = after
-            ? await api.get(`${base}?limit=${FOLLOW_PAGE}${filter}&after=${enc(after)}`)
-            : await api.get(`${base}?limit=${FOLLOW_PAGE}${filter}`);
-          print(page.deliveries);
-          after = page.after ?? after;
-          if (!page.has_more || !after) await sleep(intervalMs);
-        }
+        await follow((query) => api.get(`${base}?limit=${FOLLOW_PAGE}${filter}${query}`), first.after, intervalMs, print);
       }),
     );
   deliveries

@@ -156,11 +156,10 @@ export function registerRunnerRoutes(app: App, s: Services): void {
       schema: { ...runner, body: ClaimBody, response: { 200: Ticket, 204: Type.Null({ description: "No run for this runner's pool within the wait" }) } },
     },
     async (req, reply) => {
-      const identity = req.body?.host ? { ...req.runner, name: `${req.runner.name}/${req.body.host}` } : req.runner;
+      const identity = claimantOf(req.runner, req.body?.host);
       // Wall time, not the service clock: this is how long the connection is held open, well
       // within the server's idle timeout so the wait is never cut off.
-      const waitMs = Math.min((req.body?.wait_seconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000, s.config.http.idleTimeoutMs - 5000);
-      const deadline = Date.now() + waitMs;
+      const deadline = Date.now() + claimWaitMs(req.body?.wait_seconds, s.config.http.idleTimeoutMs);
       for (;;) {
         // A caller that went away must not be handed an attempt it will never run.
         if (req.raw.socket?.destroyed || closing.signal.aborted) return reply.code(204).send(null);
@@ -229,4 +228,14 @@ function outcomeOf(o: Static<typeof Outcome>): RunOutcome {
     ...(o.question && o.status === "failed_resumable" && failureCode === "QUESTION" && { question: o.question }),
     ...summary,
   };
+}
+
+/** The runner as a claim names it: its token's name, and the host it runs on when it says. */
+function claimantOf<R extends { name: string }>(runner: R, host: string | undefined): R {
+  return host ? { ...runner, name: `${runner.name}/${host}` } : runner;
+}
+
+/** How long a claim waits for a run at most: what the runner asks, within the server's idle timeout. */
+function claimWaitMs(waitSeconds: number | undefined, idleTimeoutMs: number): number {
+  return Math.min((waitSeconds ?? CLAIM_WAIT_MAX_SECONDS) * 1000, idleTimeoutMs - 5000);
 }

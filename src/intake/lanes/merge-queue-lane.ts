@@ -36,9 +36,7 @@ export function decideMergeQueueEjection(config: WebhookConfig, event: ForgeEven
   if (!botPermitted(config, BRANCH_IMPROVE_BOT) || !context.isKnownBot(BRANCH_IMPROVE_BOT)) {
     return filtered(`merge-queue heal: the ${BRANCH_IMPROVE_BOT} bot is not in bot_ids`);
   }
-  const base: Record<string, string> = { heal_reason: reason.toLowerCase() };
-  if (event.url !== undefined) base.pr_url = event.url;
-  if (event.baseRef !== undefined) base.base_ref = event.baseRef;
+  const base = healVars(event, reason);
   const ruleVars = config.bot_rules?.find((r) => r.bot_id === BRANCH_IMPROVE_BOT)?.launch_vars ?? {};
   const plan = {
     botId: BRANCH_IMPROVE_BOT,
@@ -51,4 +49,12 @@ export function decideMergeQueueEjection(config: WebhookConfig, event: ForgeEven
     ...(event.headRef !== undefined && { repoRef: event.headRef }),
   };
   return { kind: "launch", launches: [plan] };
+}
+
+/** The heal's own launch vars: why it was ejected, and the pull request's address and base when the payload has them. */
+function healVars(event: ForgeEvent, reason: string): Record<string, string> {
+  const base: Record<string, string> = { heal_reason: reason.toLowerCase() };
+  if (event.url !== undefined) base.pr_url = event.url;
+  if (event.baseRef !== undefined) base.base_ref = event.baseRef;
+  return base;
 }

@@ -18,6 +18,19 @@ export interface ForgeReads {
   priorReview?: string | undefined;
 }
 
+/** What the forge proved, as launch vars: the pull request's base and scope notes, what was read, and `/improve`'s target. */
+function provenVars(config: WebhookConfig, check: ForgeCheck, improve: boolean, pull: PullRequestFacts | undefined, read: ForgeReads): Record<string, string> {
+  const proven: Record<string, string> = {};
+  if (pull) {
+    proven.base_ref = pull.baseRef;
+    proven.scope_notes = scopeNotes({ provider: check.provider, title: check.pending.title, headRef: pull.headRef, baseRef: pull.baseRef }, check.number);
+  }
+  if (read.threadContext !== undefined) proven.thread_context = read.threadContext;
+  if (improve && read.priorReview !== undefined) proven.prior_review = read.priorReview;
+  if (improve && pull && config.branch_improve_as_pr) Object.assign(proven, { open_mr: "true", mr_base: pull.headRef });
+  return proven;
+}
+
 /**
  * The plans, finished with what the forge proved: the head branch and sha and base_ref from the
  * pull request (under the handler's own variables), `/improve`'s target, and the webhook's layers on top.
@@ -25,14 +38,7 @@ export interface ForgeReads {
 export function finishPlans(config: WebhookConfig, check: ForgeCheck, pull: PullRequestFacts | undefined, read: ForgeReads = {}): LaunchPlan[] {
   const p = check.pending;
   return p.bots.map((bot) => {
-    const proven: Record<string, string> = {};
-    if (pull) {
-      proven.base_ref = pull.baseRef;
-      proven.scope_notes = scopeNotes({ provider: check.provider, title: p.title, headRef: pull.headRef, baseRef: pull.baseRef }, check.number);
-    }
-    if (read.threadContext !== undefined) proven.thread_context = read.threadContext;
-    if (bot.improve && read.priorReview !== undefined) proven.prior_review = read.priorReview;
-    if (bot.improve && pull && config.branch_improve_as_pr) Object.assign(proven, { open_mr: "true", mr_base: pull.headRef });
+    const proven = provenVars(config, check, bot.improve, pull, read);
     return {
       botId: bot.botId,
       vars: layerVars(proven, bot.vars, config.operator_launch_vars, config.launch_vars),

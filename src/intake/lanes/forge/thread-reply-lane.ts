@@ -11,6 +11,9 @@ import { triggerVars } from "./command-lane.js";
 import { CONVERSE_BOT } from "./command-registry.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
 
+/** The converse bot launches only where the webhook scopes it and the catalog knows it. */
+const converseBotUsable = (config: WebhookConfig, context: DeliveryContext) => botPermitted(config, CONVERSE_BOT) && context.isKnownBot(CONVERSE_BOT);
+
 /**
  * A plain reply in one of the bot's review threads launches the converse bot: forge_b's
  * pull_request_review_comment (a thread the bot opened) and forge_a's note in a discussion the
@@ -19,7 +22,7 @@ import { refusedReason, replierGate } from "./replier-gate.js";
  */
 export function decideThreadReply(config: WebhookConfig, event: ForgeEvent, context: DeliveryContext): DeliveryDecision {
   const what = "thread reply";
-  if (!botPermitted(config, CONVERSE_BOT) || !context.isKnownBot(CONVERSE_BOT)) return filtered(`${what}: the converse bot is not in bot_ids`);
+  if (!converseBotUsable(config, context)) return filtered(`${what}: the converse bot is not in bot_ids`);
   const { projectPath: path, number, commentId, threadId } = event;
   if (path === undefined || number === undefined || commentId === undefined) {
     return invalid("bad_payload", "comment payload lacks project path, number or comment id");
