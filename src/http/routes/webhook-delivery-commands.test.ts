@@ -21,7 +21,7 @@ const cases = storeKinds().flatMap((kind) => FORGES.map((forge) => [kind, forge]
 /** The state a case puts the fake forge's pull request 7 in: open (or closed), from the repository itself (or a fork). */
 type PullState = { state?: "closed"; forkHead?: boolean };
 
-function setGithubLikePull(pull: { state: string; headRepo: { id: number; fullName: string } }, change: PullState): void {
+function setGithubLikePull(pull: { state: string; headRepo: { id: number; fullName: string } | null }, change: PullState): void {
   pull.state = change.state ?? "open";
   pull.headRepo = change.forkHead ? { id: WORLD.fork.id, fullName: WORLD.fork.fullName } : { id: WORLD.repoId, fullName: WORLD.repo };
 }

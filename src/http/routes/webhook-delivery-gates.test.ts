@@ -37,7 +37,7 @@ const githubPulls = (pulls: number[], sha: string) =>
 /** What a case changes of the fake forge's pull request 7. */
 type PullChange = { sha?: string; draft?: boolean; fork?: boolean; closed?: boolean };
 
-function changeGithubLikePull(p: { headSha: string; draft: boolean; headRepo: { id: number; fullName: string }; state: string }, o: PullChange): void {
+function changeGithubLikePull(p: { headSha: string; draft?: boolean; headRepo: { id: number; fullName: string } | null; state: string }, o: PullChange): void {
   if (o.sha !== undefined) p.headSha = o.sha;
   if (o.draft !== undefined) p.draft = o.draft;
   if (o.fork) p.headRepo = { id: WORLD.fork.id, fullName: WORLD.fork.fullName };

@@ -414,7 +414,7 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
 });
 
 /** The `i`th of a webhook's deliveries for the listing test, a second apart: launched or filtered as a draft. */
-function listedDelivery(teamId: string, webhookId: string, now: number, i: number, launched: boolean) {
+function listedDelivery(teamId: string, webhookId: string, now: number, i: number, launched: boolean): Parameters<typeof insertDelivery>[1] {
   return {
     id: `dlv_${webhookId}_${i}`,
     tenant_id: teamId,
