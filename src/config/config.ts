@@ -130,6 +130,27 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
+/** What is wrong with the store's address, the public URL, the admin token and the seal keys. */
+function addressAndKeyProblems(v: { databaseUrl: string; baseUrl: string; adminToken: string; sealKey: string; sealKeysRetired: string[] }): string[] {
+  const problems: string[] = [];
+  const is32Bytes = (key: string) => Buffer.from(key, "base64").length === 32;
+  if (v.databaseUrl && !/^postgres(ql)?:\/\//.test(v.databaseUrl)) {
+    problems.push("SERVICE_DATABASE_URL: must start with postgres:// (leave it unset for SQLite)");
+  }
+  if (!isHttpUrl(v.baseUrl)) problems.push("SERVICE_BASE_URL: must be an http(s) URL");
+  if (v.adminToken && !/^iap_[A-Za-z0-9_-]{24,}$/.test(v.adminToken)) {
+    problems.push("SERVICE_ADMIN_TOKEN: must be iap_ followed by at least 24 characters of [A-Za-z0-9_-]");
+  }
+  if (v.sealKey && !is32Bytes(v.sealKey)) problems.push("SERVICE_SEAL_KEY: must be base64 of exactly 32 bytes");
+  if (v.databaseUrl && !v.sealKey) {
+    problems.push(
+      "SERVICE_SEAL_KEY: required with SERVICE_DATABASE_URL, so every replica seals and opens secrets with the same key (base64 of 32 bytes, e.g. `openssl rand -base64 32`)",
+    );
+  }
+  if (!v.sealKeysRetired.every(is32Bytes)) problems.push("SERVICE_SEAL_KEYS_RETIRED: each key must be base64 of exactly 32 bytes");
+  return problems;
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -139,33 +160,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const host = read.string("SERVICE_HOST", "127.0.0.1");
   const port = read.integer("SERVICE_PORT", 8080, 0, 65535);
   const databaseUrl = read.string("SERVICE_DATABASE_URL", "");
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push("SERVICE_DATABASE_URL: must start with postgres:// (leave it unset for SQLite)");
-  }
   const baseUrl = read.string("SERVICE_BASE_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`);
-  if (!isHttpUrl(baseUrl)) problems.push("SERVICE_BASE_URL: must be an http(s) URL");
   const adminToken = read.string("SERVICE_ADMIN_TOKEN", "");
-  if (adminToken && !/^iap_[A-Za-z0-9_-]{24,}$/.test(adminToken)) {
-    problems.push("SERVICE_ADMIN_TOKEN: must be iap_ followed by at least 24 characters of [A-Za-z0-9_-]");
-  }
   const sealKey = read.string("SERVICE_SEAL_KEY", "");
-  if (sealKey && Buffer.from(sealKey, "base64").length !== 32) {
-    problems.push("SERVICE_SEAL_KEY: must be base64 of exactly 32 bytes");
-  }
-
-  if (databaseUrl && !sealKey) {
-    problems.push(
-      "SERVICE_SEAL_KEY: required with SERVICE_DATABASE_URL, so every replica seals and opens secrets with the same key (base64 of 32 bytes, e.g. `openssl rand -base64 32`)",
-    );
-  }
   const sealKeysRetired = read
     .string("SERVICE_SEAL_KEYS_RETIRED", "")
     .split(",")
     .map((k) => k.trim())
     .filter(Boolean);
-  if (sealKeysRetired.some((k) => Buffer.from(k, "base64").length !== 32)) {
-    problems.push("SERVICE_SEAL_KEYS_RETIRED: each key must be base64 of exactly 32 bytes");
-  }
+  problems.push(...addressAndKeyProblems({ databaseUrl, baseUrl, adminToken, sealKey, sealKeysRetired }));
 
   const config: Config = {
     host,

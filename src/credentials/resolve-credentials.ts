@@ -71,24 +71,9 @@ export function resolveCredentials(f: CredentialFacts): CredentialPlan {
   const keys: HandedKey[] = [];
   for (const provider of providers) {
     const named = overrides[provider];
-    if (named !== undefined) {
-      const access = keyAccess(
-        [...f.teamKeys, ...f.orgKeys].find((k) => k.id === named),
-        f.team,
-        f.audience,
-      );
-      if (access.kind === "missing") return unavailable(`key ${named} named for ${provider} by webhook ${hook!.id} no longer exists for this team`);
-      if (access.kind === "not_shared") return unavailable(`org key ${named} named for ${provider} by webhook ${hook!.id} is no longer shared with this team`);
-      if (access.key.provider !== provider) return unavailable(`key ${named} named for ${provider} by webhook ${hook!.id} is a ${access.key.provider} key`);
-      keys.push(stored(provider, "webhook", access.key));
-      continue;
-    }
-    const own = newest(f.teamKeys, provider);
-    const pooled = sharesWith(f.audience, f.team.id) ? newest(f.orgKeys, provider) : undefined;
-    const platform = f.platformKeys.find((k) => k.provider === provider);
-    if (own) keys.push(stored(provider, "team", own));
-    else if (pooled) keys.push(stored(provider, "pool", pooled));
-    else if (platform) keys.push({ ...platform, source: "platform", tier: "platform", value: { plain: platform.value } });
+    const key = named === undefined ? defaultKey(f, provider) : namedKey(f, provider, named, hook!.id);
+    if (key && "cause" in key) return key;
+    if (key) keys.push(key);
   }
   const secrets: HandedSecret[] = [];
   for (const [name, id] of Object.entries(hook?.secretOverrides ?? {})) {
@@ -99,7 +84,31 @@ export function resolveCredentials(f: CredentialFacts): CredentialPlan {
   return { kind: "handed", keys, secrets };
 }
 
-const unavailable = (cause: string): CredentialPlan => ({ kind: "unavailable", cause });
+type Unavailable = Extract<CredentialPlan, { kind: "unavailable" }>;
+const unavailable = (cause: string): Unavailable => ({ kind: "unavailable", cause });
+
+/** The key the webhook names for the provider: it must still exist, be the team's to use, and be the provider's. */
+function namedKey(f: CredentialFacts, provider: string, named: string, hookId: string): HandedKey | Unavailable {
+  const access = keyAccess(
+    [...f.teamKeys, ...f.orgKeys].find((k) => k.id === named),
+    f.team,
+    f.audience,
+  );
+  if (access.kind === "missing") return unavailable(`key ${named} named for ${provider} by webhook ${hookId} no longer exists for this team`);
+  if (access.kind === "not_shared") return unavailable(`org key ${named} named for ${provider} by webhook ${hookId} is no longer shared with this team`);
+  if (access.key.provider !== provider) return unavailable(`key ${named} named for ${provider} by webhook ${hookId} is a ${access.key.provider} key`);
+  return stored(provider, "webhook", access.key);
+}
+
+/** Without a named key: the team's own, else the org's pool when the audience grants it, else the platform's, else none. */
+function defaultKey(f: CredentialFacts, provider: string): HandedKey | undefined {
+  const own = newest(f.teamKeys, provider);
+  if (own) return stored(provider, "team", own);
+  const pooled = sharesWith(f.audience, f.team.id) ? newest(f.orgKeys, provider) : undefined;
+  if (pooled) return stored(provider, "pool", pooled);
+  const platform = f.platformKeys.find((k) => k.provider === provider);
+  return platform ? { ...platform, source: "platform", tier: "platform", value: { plain: platform.value } } : undefined;
+}
 
 function stored(provider: string, source: KeySource, row: ApiKeyRow): HandedKey {
   const tier: CredentialTier = row.team_id === null ? "pool" : "team";

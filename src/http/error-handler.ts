@@ -77,16 +77,9 @@ export function installErrorHandler(app: FastifyInstance, onAborted: () => void)
       return reply.hijack();
     }
     if (err instanceof ServiceError) return sendAnswer(reply, thrownAnswer(err, request.log));
-    if (err.validation) {
-      const first = err.validation[0];
-      const field = validationField(first as ValidationIssue | undefined);
-      const where = err.validationContext ?? "body";
-      const detail = `${where}${field ? `.${field}` : ""} ${first?.message ?? "is invalid"}`;
-      return sendError(reply, "invalid_request", detail, field || undefined);
-    }
+    if (err.validation) return sendValidationError(reply, err.validation, err.validationContext);
     const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
-    if (mapped)
-      return sendError(reply, mapped, err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError ? "body is not valid JSON" : err.message);
+    if (mapped) return sendError(reply, mapped, fastifyDetail(err));
     if (err instanceof SyntaxError || (err.statusCode === 400 && !isStoreUnavailable(err))) {
       return sendError(reply, "invalid_request", "request is malformed");
     }
@@ -95,6 +88,17 @@ export function installErrorHandler(app: FastifyInstance, onAborted: () => void)
 
   app.setNotFoundHandler((request, reply) => sendError(reply, "not_found", `no route ${request.method} ${request.url.split("?")[0]}`));
 }
+
+/** A schema's refusal: the first issue, with the dotted field it names. */
+function sendValidationError(reply: FastifyReply, issues: NonNullable<FastifyError["validation"]>, context: string | undefined) {
+  const first = issues[0];
+  const field = validationField(first as ValidationIssue | undefined);
+  const detail = `${context ?? "body"}${field ? `.${field}` : ""} ${first?.message ?? "is invalid"}`;
+  return sendError(reply, "invalid_request", detail, field || undefined);
+}
+
+const fastifyDetail = (err: FastifyError) =>
+  err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError ? "body is not valid JSON" : err.message;
 
 interface ValidationIssue {
   instancePath?: string;

@@ -15,6 +15,56 @@ export type StreamEvent =
 export const STREAM_POLL_MS = 1000;
 const ENDED = new Set(["succeeded", "failed", "failed_resumable", "cancelled"]);
 
+/** The run as the caller may see it now; undefined once it is gone. */
+async function readRun(runs: Pick<RunsApi, "get">, p: Principal, runId: string): Promise<RunDetail | undefined> {
+  try {
+    return await runs.get(p, runId);
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === "not_found") return undefined;
+    throw err;
+  }
+}
+
+/** What the view shows of the run's state: a change in any of it is sent. */
+const stateOf = (run: RunDetail) =>
+  JSON.stringify([run.status, run.attempt, run.attempts.length, run.failure_code, run.cancel_requested, "question" in run ? run.question : null]);
+
+/** Where the view has read the output to: an attempt and a byte offset in it. */
+interface Cursor {
+  attempt: number | undefined;
+  offset: number;
+}
+
+/**
+ * Sends the output kept past the cursor, going on to the next attempt once one is complete, and
+ * moves the cursor; whether it caught up with what is kept.
+ */
+async function sendOutput(
+  logs: Pick<RunLogs, "slice">,
+  runId: string,
+  latest: number | undefined,
+  cursor: Cursor,
+  send: (event: StreamEvent) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
+  let caughtUp = cursor.attempt === undefined;
+  while (cursor.attempt !== undefined && !signal.aborted) {
+    const attempt = cursor.attempt;
+    const slice = await logs.slice(runId, attempt, cursor.offset);
+    for (const piece of slice.pieces) send({ type: "output", attempt, stream: piece.stream, text: piece.text });
+    const moved = slice.nextOffset > cursor.offset;
+    cursor.offset = slice.nextOffset;
+    if (slice.complete && latest !== undefined && attempt < latest) {
+      cursor.attempt = attempt + 1;
+      cursor.offset = 0;
+      continue;
+    }
+    caughtUp = slice.complete || !moved;
+    if (!moved) break;
+  }
+  return caughtUp;
+}
+
 /**
  * A run's live view: its state whenever it changes and each attempt's output as it is kept,
  * until the run ends (an attempt that ended with a question keeps the view open: the run
@@ -34,45 +84,19 @@ export async function followRun(
   signal.addEventListener("abort", () => wake(), { once: true });
   try {
     let shown = "";
-    let attempt: number | undefined;
-    let offset = 0;
+    const cursor: Cursor = { attempt: undefined, offset: 0 };
     while (!signal.aborted) {
-      let run: RunDetail;
-      try {
-        run = await deps.runs.get(p, runId);
-      } catch (err) {
-        if (err instanceof ServiceError && err.code === "not_found") return send({ type: "end", status: "deleted", reason: "gone" });
-        throw err;
-      }
-      const state = JSON.stringify([
-        run.status,
-        run.attempt,
-        run.attempts.length,
-        run.failure_code,
-        run.cancel_requested,
-        "question" in run ? run.question : null,
-      ]);
+      const run = await readRun(deps.runs, p, runId);
+      if (!run) return send({ type: "end", status: "deleted", reason: "gone" });
+      const state = stateOf(run);
       if (state !== shown) {
         shown = state;
         send({ type: "run", run });
       }
       const latest = run.attempts.at(-1)?.number;
-      attempt ??= latest;
-      let caughtUp = attempt === undefined;
-      while (attempt !== undefined && !signal.aborted) {
-        const slice = await deps.logs.slice(runId, attempt, offset);
-        for (const piece of slice.pieces) send({ type: "output", attempt, stream: piece.stream, text: piece.text });
-        const moved = slice.nextOffset > offset;
-        offset = slice.nextOffset;
-        if (slice.complete && latest !== undefined && attempt < latest) {
-          attempt += 1;
-          offset = 0;
-          continue;
-        }
-        caughtUp = slice.complete || !moved;
-        if (!moved) break;
-      }
-      if (ENDED.has(run.status) && caughtUp && attempt === latest && !waitsForAnswer(run)) {
+      cursor.attempt ??= latest;
+      const caughtUp = await sendOutput(deps.logs, runId, latest, cursor, send, signal);
+      if (ENDED.has(run.status) && caughtUp && cursor.attempt === latest && !waitsForAnswer(run)) {
         return send({ type: "end", status: run.status, reason: "ended" });
       }
       await new Promise<void>((resolve) => {

@@ -20,8 +20,8 @@ export interface LaunchTargetInput {
   enabled?: boolean;
 }
 
-/** The columns those fields set, checked: a name, a bot the org may launch, run variables, no NUL. */
-export async function launchTargetColumns(input: LaunchTargetInput, orgId: string, bots: KnownBots) {
+/** No NUL in any text field, and each of the repository's fields one line. */
+function checkTextFields(input: LaunchTargetInput): void {
   const nul = nulField({
     bot: input.bot,
     repo_url: input.repo_url ?? undefined,
@@ -33,6 +33,11 @@ export async function launchTargetColumns(input: LaunchTargetInput, orgId: strin
     const value = input[field];
     if (typeof value === "string") checkLine(value, field);
   }
+}
+
+/** The columns those fields set, checked: a name, a bot the org may launch, run variables, no NUL. */
+export async function launchTargetColumns(input: LaunchTargetInput, orgId: string, bots: KnownBots) {
+  checkTextFields(input);
   if (input.bot !== undefined && !(await bots.isKnownBot(orgId, input.bot))) throw invalid("bot", `unknown bot ${input.bot}`);
   return {
     ...(input.name !== undefined && { name: checkName(input.name) }),

@@ -4,7 +4,7 @@ import type { Clock } from "../core/clock.js";
 import { ServiceError, conflict, invalid, notFound } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import { usdToMicro } from "../core/money.js";
-import type { Store } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import * as t from "../store/tenancy.js";
 import { revokeUserBearers } from "../store/bearers.js";
 import type { Access, Principal } from "./access.js";
@@ -237,15 +237,7 @@ export class TenancyService {
       const inOrg = await t.findOrgRole(tx, m.orgId, m.userId);
       if (m.kind === "team" && m.role !== null && !inOrg && !m.joinOrg) throw new ServiceError("not_found", "no such user in this org");
       if (!(await t.findUser(tx, m.userId))) throw notFound("user");
-      if (m.role === null) {
-        const removed = m.kind === "org" ? await t.deleteOrgMember(tx, m.id, m.userId) : await t.deleteTeamMember(tx, m.id, m.userId);
-        if (!removed) throw notFound("membership");
-      } else if (m.kind === "org") {
-        await t.putOrgMember(tx, m.id, m.userId, m.role, now);
-      } else {
-        if (!inOrg) await t.putOrgMember(tx, m.orgId, m.userId, "member", now);
-        await t.putTeamMember(tx, m.id, m.userId, m.role, now);
-      }
+      await writeMembership(tx, m, inOrg !== undefined, now);
       await this.deps.audit.record(tx, {
         actorId: p.userId,
         action: `${m.kind}.member.${m.role === null ? "remove" : "put"}`,
@@ -257,6 +249,24 @@ export class TenancyService {
       });
     });
     return m.role === null ? null : { [`${m.kind}_id`]: m.id, user_id: m.userId, role: m.role };
+  }
+}
+
+/** The membership's row put or removed; a user put on a team joins its org as a member first. */
+async function writeMembership(
+  tx: Db,
+  m: { kind: "org" | "team"; id: string; orgId: string; userId: string; role: t.Role | null },
+  inOrg: boolean,
+  now: number,
+) {
+  if (m.role === null) {
+    const removed = m.kind === "org" ? await t.deleteOrgMember(tx, m.id, m.userId) : await t.deleteTeamMember(tx, m.id, m.userId);
+    if (!removed) throw notFound("membership");
+  } else if (m.kind === "org") {
+    await t.putOrgMember(tx, m.id, m.userId, m.role, now);
+  } else {
+    if (!inOrg) await t.putOrgMember(tx, m.orgId, m.userId, "member", now);
+    await t.putTeamMember(tx, m.id, m.userId, m.role, now);
   }
 }
 

@@ -1,9 +1,43 @@
 import { printable } from "../../core/names.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import { ApiRefusal, enc } from "../api.js";
-import { action, count } from "../context.js";
+import { type Api, ApiRefusal, enc } from "../api.js";
+import { action, type Context, count } from "../context.js";
 import { fields, table } from "../output.js";
+
+/** One read of an attempt's log; undefined while a followed attempt has none yet (queued: no runner has claimed it). */
+async function readLog(api: Api, path: string, follow: boolean): Promise<{ text: string; headers: Headers } | undefined> {
+  try {
+    return await api.text(path);
+  } catch (err) {
+    if (follow && err instanceof ApiRefusal && err.status === 404 && err.detail === "attempt not found") return undefined;
+    throw err;
+  }
+}
+
+/** Prints the attempt's log from its start; with `follow`, reads on until the attempt ends. */
+async function printAttemptLog(ctx: Context, api: Api, path: string, attempt: number, follow: boolean, intervalMs: number): Promise<void> {
+  let offset = 0;
+  for (;;) {
+    const read = await readLog(api, `${path}?offset=${offset}`, follow);
+    if (!read) {
+      await sleep(intervalMs);
+      continue;
+    }
+    const next = Number(read.headers.get("x-log-next-offset") ?? offset);
+    const complete = read.headers.get("x-log-complete") === "true";
+    if (read.text) printLog(ctx, { attempt, offset, next_offset: next, complete, text: read.text });
+    const moved = next > offset;
+    offset = next;
+    if (complete || (!follow && !moved)) return;
+    if (!moved) await sleep(intervalMs);
+  }
+}
+
+function printLog(ctx: Context, piece: { attempt: number; offset: number; next_offset: number; complete: boolean; text: string }): void {
+  if (ctx.out.json) ctx.out.line(piece, "");
+  else process.stdout.write(printable(piece.text, true));
+}
 
 /** A run for people: its fields, its usage, and a table of its attempts with the keys each was handed. */
 function showRun(r: any): string {
@@ -92,30 +126,7 @@ export function registerRuns(program: Command): void {
         const shown = await api.get(`/api/runs/${enc(run!)}`);
         const attempt = ctx.opts.attempt === undefined ? (shown.attempts.at(-1)?.number ?? shown.attempt) : count("--attempt", ctx.opts.attempt, 1);
         const intervalMs = count("--interval", ctx.opts.interval, 1) * 1000;
-        let offset = 0;
-        for (;;) {
-          let read: { text: string; headers: Headers };
-          try {
-            read = await api.text(`/api/runs/${enc(run!)}/attempts/${attempt}/log?offset=${offset}`);
-          } catch (err) {
-            // A queued attempt has no log yet: a follower waits for the runner to claim it.
-            if (ctx.opts.follow && err instanceof ApiRefusal && err.status === 404 && err.detail === "attempt not found") {
-              await sleep(intervalMs);
-              continue;
-            }
-            throw err;
-          }
-          const next = Number(read.headers.get("x-log-next-offset") ?? offset);
-          const complete = read.headers.get("x-log-complete") === "true";
-          if (read.text) {
-            if (ctx.out.json) ctx.out.line({ attempt, offset, next_offset: next, complete, text: read.text }, "");
-            else process.stdout.write(printable(read.text, true));
-          }
-          const moved = next > offset;
-          offset = next;
-          if (complete || (!ctx.opts.follow && !moved)) return;
-          if (!moved) await sleep(intervalMs);
-        }
+        await printAttemptLog(ctx, api, `/api/runs/${enc(run!)}/attempts/${attempt}/log`, attempt, ctx.opts.follow === true, intervalMs);
       }),
     );
   runs

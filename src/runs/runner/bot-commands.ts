@@ -81,39 +81,45 @@ export function parseBotsFile(text: string, dir: string, name = "bots file"): Ma
   for (const [id, entry] of Object.entries(raw)) {
     if (id.startsWith("$")) continue; // "$comment" and friends
     if (!BOT_ID.test(id)) throw new BotsFileError(`${name}: bot id ${JSON.stringify(id)} must match ${BOT_ID}`);
-    if (!isObject(entry) || !Array.isArray(entry.command) || entry.command.length === 0 || !entry.command.every((w) => typeof w === "string")) {
-      throw new BotsFileError(`${name}: ${id}.command must be a non-empty array of strings`);
-    }
-    const timeout = entry.timeout_seconds;
-    if (timeout !== undefined && (typeof timeout !== "number" || !(timeout > 0))) {
-      throw new BotsFileError(`${name}: ${id}.timeout_seconds must be a positive number`);
-    }
-    const env = entry.env ?? {};
-    if (!isObject(env) || !Object.values(env).every((v) => typeof v === "string")) {
-      throw new BotsFileError(`${name}: ${id}.env must map names to strings`);
-    }
-    const providers = entry.providers ?? [];
-    if (!Array.isArray(providers) || !providers.every((p) => typeof p === "string" && KEY_PROVIDER_RE.test(p))) {
-      throw new BotsFileError(`${name}: ${id}.providers must list provider names such as anthropic (lower case)`);
-    }
-    const forgePermissions = entry.forge_permissions;
-    if (
-      forgePermissions !== undefined &&
-      (!isObject(forgePermissions) || !Object.entries(forgePermissions).every(([k, v]) => /^[a-z_]{1,64}$/.test(k) && (v === "read" || v === "write")))
-    ) {
-      throw new BotsFileError(`${name}: ${id}.forge_permissions must map permission names (contents, pull_requests …) to read or write`);
-    }
-    bots.set(id, {
-      id,
-      ...(forgePermissions !== undefined && { forgePermissions: forgePermissions as Record<string, "read" | "write"> }),
-      command: entry.command as string[],
-      timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
-      env: env as Record<string, string>,
-      providers: [...new Set(providers as string[])],
-      cwd: dir,
-    });
+    bots.set(id, botCommand(name, id, entry, dir));
   }
   return bots;
+}
+
+/** One entry of the bots file, checked field by field. */
+function botCommand(name: string, id: string, entry: unknown, dir: string): BotCommand {
+  if (!isObject(entry) || !Array.isArray(entry.command) || entry.command.length === 0 || !entry.command.every((w) => typeof w === "string")) {
+    throw new BotsFileError(`${name}: ${id}.command must be a non-empty array of strings`);
+  }
+  const timeout = entry.timeout_seconds;
+  if (timeout !== undefined && (typeof timeout !== "number" || !(timeout > 0))) {
+    throw new BotsFileError(`${name}: ${id}.timeout_seconds must be a positive number`);
+  }
+  const env = entry.env ?? {};
+  if (!isObject(env) || !Object.values(env).every((v) => typeof v === "string")) {
+    throw new BotsFileError(`${name}: ${id}.env must map names to strings`);
+  }
+  const providers = entry.providers ?? [];
+  if (!Array.isArray(providers) || !providers.every((p) => typeof p === "string" && KEY_PROVIDER_RE.test(p))) {
+    throw new BotsFileError(`${name}: ${id}.providers must list provider names such as anthropic (lower case)`);
+  }
+  const forgePermissions = entry.forge_permissions;
+  if (forgePermissions !== undefined && !isPermissionMap(forgePermissions)) {
+    throw new BotsFileError(`${name}: ${id}.forge_permissions must map permission names (contents, pull_requests …) to read or write`);
+  }
+  return {
+    id,
+    ...(forgePermissions !== undefined && { forgePermissions }),
+    command: entry.command as string[],
+    timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
+    env: env as Record<string, string>,
+    providers: [...new Set(providers as string[])],
+    cwd: dir,
+  };
+}
+
+function isPermissionMap(v: unknown): v is Record<string, "read" | "write"> {
+  return isObject(v) && Object.entries(v).every(([k, x]) => /^[a-z_]{1,64}$/.test(k) && (x === "read" || x === "write"));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
