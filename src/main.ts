@@ -4,6 +4,8 @@ import { createLogger } from "./config/logger.js";
 import { loadSealer } from "./config/seal-key.js";
 import { composeServices } from "./compose.js";
 import { systemClock } from "./core/clock.js";
+import { PRODUCT } from "./core/product.js";
+import { startTracing, stopTracing } from "./core/tracing.js";
 import { randomIds } from "./core/ids.js";
 import { buildApp } from "./http/app.js";
 import { Metrics } from "./metrics/metrics.js";
@@ -15,6 +17,11 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
   logStartWarnings(config, log, { botsFile: config.runner === "inprocess" });
+  const tracing = await startTracing(PRODUCT);
+  if (tracing.on) {
+    for (const warning of tracing.warnings) log.warn(warning);
+    log.info("OpenTelemetry traces on: spans go to the OTLP endpoint (docs/operations.md)");
+  }
 
   const store = await openConfiguredStore(config, log);
   log.info({ store: store.kind, dataDir: store.kind === "sqlite" ? config.dataDir : undefined }, "store open, migrations applied");
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
     () => runner.stop(),
     () => sweepers.stop(),
     () => store.close(),
+    () => stopTracing(),
   ]);
 }
 

@@ -17,6 +17,7 @@ import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./r
 import { validatorCompiler } from "./validator.js";
 import fastifyCookie from "@fastify/cookie";
 import { installApiRateLimit } from "./api-rate-limit.js";
+import { PRODUCT } from "../core/product.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -86,7 +87,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       openapi: "3.1.0",
       info: {
         title: "Bot gateway API",
-        version: "0.15.0",
+        version: PRODUCT.version,
         description:
           "Webhook intake, launch admission and metering for automated bot runs: orgs, teams and users; webhooks and their deliveries; runs, schedules, triggers and the board; credentials, usage, forge connections; runners and their protocol. Every error is `ErrorBody`; a launch refused by an admission gate is the `DenialEnvelope`. See docs/api.md.",
         license: { name: "MIT", identifier: "MIT" },

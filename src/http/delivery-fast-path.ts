@@ -41,7 +41,7 @@ export function deliveryFastPath(opts: DeliveryFastPathOptions): (req: IncomingM
     const started = performance.now();
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     opts
-      .receive({ provider: route[1]!, webhookId: route[2]!, headers: req.headers, body: req, sourceIp: opts.address(req) ?? null })
+      .receive({ provider: route[1]!, webhookId: route[2]!, headers: req.headers, body: req, sourceIp: opts.address(req) ?? null, requestId })
       .then((a) => (a ? send(res, a, requestId, started, opts, access) : res.destroy()))
       .catch((err: unknown) => {
         opts.log.error({ err }, "answering a delivery failed");

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { DeliveryIntake } from "../intake/delivery-intake.js";
 import type { DeliveryOpening, DeliveryOutcome, OpenDelivery } from "../intake/delivery-outcome.js";
 import type { Metrics } from "../metrics/metrics.js";
+import { traced, tracingOn } from "../core/tracing.js";
 import { deliveryIdsOf } from "../deliveries/outcome-rows.js";
 import type { RequestKeeper } from "../deliveries/request-keeper.js";
 import type { BodyBudget } from "./body-budget.js";
@@ -18,6 +19,8 @@ export interface IncomingDelivery {
   headers: IncomingHttpHeaders;
   body: Readable;
   sourceIp: string | null;
+  /** The request's id (X-Request-Id, or the one made for it), for its trace. */
+  requestId?: string;
 }
 
 export interface DeliveryReceiverDeps {
@@ -39,6 +42,45 @@ export type DeliveryReceiver = (delivery: IncomingDelivery) => Promise<Answer | 
  * process's body budget; then the intake.
  */
 export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
+  const receive = untracedReceiver(deps);
+  return (delivery) => (tracingOn() ? tracedDelivery(receive, delivery) : receive(delivery));
+}
+
+/**
+ * A delivery's root span (`delivery`): the request id, the provider and the webhook id as the
+ * URL gives them, then the answer's status and outcome; never a header, the body or a secret.
+ */
+function tracedDelivery(receive: DeliveryReceiver, delivery: IncomingDelivery): Promise<Answer | null> {
+  const attributes = { "request.id": delivery.requestId, "delivery.provider": delivery.provider, "webhook.id": delivery.webhookId };
+  return traced(
+    "delivery",
+    attributes,
+    async (span) => {
+      const answer = await receive(delivery);
+      if (!answer) span.set({ "delivery.aborted": true });
+      else {
+        const body = answer.body as { delivery_id?: unknown };
+        span.set({
+          "http.response.status_code": answer.status,
+          "delivery.answer": answerKind(answer),
+          "delivery.id": typeof body.delivery_id === "string" ? body.delivery_id : undefined,
+        });
+        if (answer.status >= 500) span.fail(`answered ${answer.status}`);
+      }
+      return answer;
+    },
+    "server",
+  );
+}
+
+/** The answer's stable word: its `status` or its `error` code (a word of the delivery API, never free text). */
+function answerKind(answer: Answer): string | undefined {
+  const body = answer.body as { error?: unknown; status?: unknown };
+  const word = body.status ?? body.error;
+  return typeof word === "string" && /^[a-z_]{1,40}$/.test(word) ? word : undefined;
+}
+
+function untracedReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
   const { intake, budget, metrics, log, keeper } = deps;
   return async (delivery) => {
     let read: BodyRead;

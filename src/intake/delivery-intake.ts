@@ -33,6 +33,8 @@ import { DeliveryCall, type OutcomeDeps } from "./delivery-call.js";
 import { handleOutcome } from "./outcome-handlers.js";
 import type { IssueCards } from "./issue-cards.js";
 import type { LaunchPlan } from "./pipeline/launch-plan.js";
+import type { PreparedBody } from "./pipeline/prepare-body.js";
+import { decisionSpan, verifySpan } from "./delivery-spans.js";
 
 const NO_BODY = Buffer.alloc(0);
 
@@ -160,10 +162,16 @@ export class DeliveryIntake {
    * and the parsed payload ends with this call: neither lives through the store's round trip.
    */
   private async evaluate(provider: ProviderName, target: DeliveryTarget, req: DeliveryRequest, auth: BodyAuth, now: number) {
-    const { config, owner } = target;
-    const body = await this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, auth });
+    const { config } = target;
+    const body = await verifySpan(provider, config.sign_mode, () => this.deps.bodies.prepare({ provider, headers: req.headers, rawBody: req.rawBody, auth }));
     req.rawBody = NO_BODY;
     if (body.ok && body.byPrevious) this.deps.metrics.webhookPreviousSecretAccepted.inc({ provider });
+    return decisionSpan(() => this.decide(target, req, body, now));
+  }
+
+  /** The proven (or refused) body's decision, after the forge checks, the overlap and the gate's run of fixes. */
+  private async decide(target: DeliveryTarget, req: DeliveryRequest, body: PreparedBody, now: number) {
+    const { config, owner } = target;
     const isKnownBot = await this.knownBots(config, owner.orgId);
     const context: DeliveryContext = {
       botLogins: target.botLogins,

@@ -9,7 +9,10 @@ import { batchStatements } from "./sqlite/group-commit.js";
  * into `$1…$n` for PostgreSQL. It runs through Kysely's executor, so it joins the caller's
  * transaction and SQLite's prepared-statement cache like any other query; inside a SQLite
  * shared commit it skips the executor (about 3 µs a statement) and runs the cached statement
- * itself, on the connection the batch holds.
+ * itself, on the connection the batch holds. Only the delivery path's hot operations are written
+ * this way, one per file named as its verb (store/delivery-path/, the ledgers' admissions and
+ * commits in sqlite/ and postgres/): building and compiling them would cost 4–14 µs each
+ * (bench/ANALYSIS.md, section 33). Everything else goes through the query builder.
  */
 export class Compiled<Row = unknown> {
   private readonly pgText: string;

@@ -1,3 +1,4 @@
+import { traced, tracingOn } from "../core/tracing.js";
 import type { KeyHolder, NewDelivery } from "./deliveries.js";
 import type { RunRow } from "./runs.js";
 
@@ -73,3 +74,30 @@ export const ADMITTED: CallAdmission = { kind: "admitted" };
 export const RECORDED: CommitAnswer = { kind: "recorded" };
 export const FREE: CommitAnswer = { kind: "free" };
 export const GATE: CommitAnswer = { kind: "gate" };
+
+/**
+ * The ledger with each commit and lone admission as a span (`store.commit`, `store.admit`): the
+ * database, what the commit carries and what it did. While tracing is off, the ledger's own call.
+ */
+export function tracedLedger(ledger: DeliveryLedger, system: "sqlite" | "postgresql"): DeliveryLedger {
+  const commit = (c: DeliveryCommit) =>
+    traced(
+      "store.commit",
+      { "db.system.name": system, "ledger.admission": c.admission !== undefined, "ledger.launch": c.launch !== undefined },
+      async (span) => {
+        const answer = await ledger.commit(c);
+        span.set({ "ledger.answer": answer.kind });
+        return answer;
+      },
+    );
+  const admit = (limits: CallLimits) =>
+    traced("store.admit", { "db.system.name": system }, async (span) => {
+      const admission = await ledger.admit(limits);
+      span.set({ "ledger.answer": admission.kind });
+      return admission;
+    });
+  return {
+    commit: (c) => (tracingOn() ? commit(c) : ledger.commit(c)),
+    admit: (limits) => (tracingOn() ? admit(limits) : ledger.admit(limits)),
+  };
+}

@@ -5,7 +5,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema/index.js";
 import type { Db, StoreKind } from "./db.js";
-import type { DeliveryLedger } from "./delivery-ledger.js";
+import { tracedLedger, type DeliveryLedger } from "./delivery-ledger.js";
 import { migrateToLatest } from "./migrate.js";
 import { PgDeliveryLedger } from "./postgres/delivery-ledger.js";
 import { preparedStatements } from "./postgres/prepared.js";
@@ -118,7 +118,7 @@ function openSqlite(options: StoreOptions): Store {
     kind: "sqlite",
     db,
     tx: (fn) => group.run(fn),
-    ledger: sqliteLedger(group, writer, load),
+    ledger: tracedLedger(sqliteLedger(group, writer, load), "sqlite"),
     ping: async () => {
       raw.prepare("select 1").get();
     },
@@ -156,7 +156,7 @@ function openPostgres(options: StoreOptions, driver: typeof pg): Store {
     kind: "postgres",
     db,
     tx: (fn) => db.transaction().execute(fn),
-    ledger: new PgDeliveryLedger(db),
+    ledger: tracedLedger(new PgDeliveryLedger(db), "postgresql"),
     ping: async () => {
       await pool.query("select 1");
     },

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ForgeFailure, forgeFailure, isRateLimited, rateLimitWaitMs } from "./forge-errors.js";
 import type { LaneBudget } from "./lane-budget.js";
 import type { ForgeNetwork } from "./forge-network.js";
+import { forgeRequestSpan } from "./forge-spans.js";
 
 export interface GuardedFetchOptions {
   /** The forge's API root; only requests under it are sent, and only they carry the token. */
@@ -71,7 +72,7 @@ export function guardedFetch(o: GuardedFetchOptions): typeof fetch {
 async function send(o: GuardedFetchOptions, url: URL, init: RequestInit, callerSignal: AbortSignal): Promise<Response> {
   const callSignal = o.budget.callSignal(o.callTimeoutMs);
   try {
-    return await o.network.fetch(url, { ...init, signal: AbortSignal.any([callSignal, callerSignal]) });
+    return await forgeRequestSpan(url, init.method ?? "GET", () => o.network.fetch(url, { ...init, signal: AbortSignal.any([callSignal, callerSignal]) }));
   } catch (err) {
     if (err instanceof ForgeFailure) throw err;
     if (o.budget.signal.aborted) throw forgeFailure("forge_unavailable", "the lane's deadline passed before the forge answered");

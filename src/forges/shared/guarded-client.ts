@@ -15,6 +15,7 @@ import type {
   TokenOwner,
 } from "./forge-client.js";
 import { ForgeFailure, forgeFailure, toForgeError, type HttpFailure } from "./forge-errors.js";
+import { forgeCallSpan } from "./forge-spans.js";
 import type { LaneBudget } from "./lane-budget.js";
 import type { PermissionCache } from "./permission-cache.js";
 
@@ -45,7 +46,7 @@ export class GuardedForgeClient implements ForgeClient {
     this.reviewThread =
       read &&
       ((repo, number, threadId) =>
-        this.call(async () => {
+        this.call("reviewThread", async () => {
           checkRepo(repo);
           checkId(threadId);
           return read(repo, number, threadId);
@@ -56,7 +57,7 @@ export class GuardedForgeClient implements ForgeClient {
     const { api, apiRoot, permissions } = this.parts;
     const cached = permissions.get(apiRoot.href, repo, login);
     if (cached !== undefined) return { ok: true, value: cached };
-    const result = await this.call(async () => {
+    const result = await this.call("permissionOf", async () => {
       checkRepo(repo);
       checkSegment(login, "login");
       return api.permissionOf(repo, login);
@@ -66,14 +67,14 @@ export class GuardedForgeClient implements ForgeClient {
   }
 
   pullRequest(repo: string, number: number): Promise<ForgeResult<PullRequestFacts>> {
-    return this.call(async () => {
+    return this.call("pullRequest", async () => {
       checkRepo(repo);
       return this.parts.api.pullRequest(repo, number);
     });
   }
 
   pullForCommit(repo: string, sha: string): Promise<ForgeResult<number | null>> {
-    return this.call(async () => {
+    return this.call("pullForCommit", async () => {
       checkRepo(repo);
       checkId(sha);
       return this.parts.api.pullForCommit(repo, sha);
@@ -81,14 +82,14 @@ export class GuardedForgeClient implements ForgeClient {
   }
 
   latestReview(repo: string, number: number, authors: readonly string[]): Promise<ForgeResult<ReviewFacts | null>> {
-    return this.call(async () => {
+    return this.call("latestReview", async () => {
       checkRepo(repo);
       return this.parts.api.latestReview(repo, number, authors);
     });
   }
 
   postReply(repo: string, number: number, to: CommentRef, body: string): Promise<ForgeResult<{ id: string }>> {
-    return this.call(async () => {
+    return this.call("postReply", async () => {
       checkRepo(repo);
       // No comment named (an empty id, no thread): a new comment on the conversation.
       if (to.commentId !== "" || to.threadId !== undefined) checkRef(to);
@@ -97,7 +98,7 @@ export class GuardedForgeClient implements ForgeClient {
   }
 
   react(repo: string, number: number, to: CommentRef, reaction: Reaction): Promise<ForgeResult<void>> {
-    return this.call(async () => {
+    return this.call("react", async () => {
       checkRepo(repo);
       checkRef(to);
       return this.parts.api.react(repo, number, to, reaction);
@@ -105,7 +106,7 @@ export class GuardedForgeClient implements ForgeClient {
   }
 
   setStatus(repo: string, sha: string, status: CommitStatus): Promise<ForgeResult<StatusSet>> {
-    return this.call(async () => {
+    return this.call("setStatus", async () => {
       checkRepo(repo);
       checkId(sha);
       if (status.checkRun?.id) checkId(status.checkRun.id);
@@ -114,10 +115,15 @@ export class GuardedForgeClient implements ForgeClient {
   }
 
   tokenOwner(): Promise<ForgeResult<TokenOwner>> {
-    return this.call(() => this.parts.api.tokenOwner());
+    return this.call("tokenOwner", () => this.parts.api.tokenOwner());
   }
 
-  private async call<T>(op: () => Promise<T>): Promise<ForgeResult<T>> {
+  /** One operation, as a span of its own when tracing is on (its HTTP requests are its children). */
+  private call<T>(operation: string, op: () => Promise<T>): Promise<ForgeResult<T>> {
+    return forgeCallSpan(operation, this.provider, this.parts.apiRoot, () => this.guarded(op));
+  }
+
+  private async guarded<T>(op: () => Promise<T>): Promise<ForgeResult<T>> {
     const { budget, failureOf } = this.parts;
     try {
       if (budget.expired()) throw forgeFailure("forge_unavailable", "the lane's deadline had passed");

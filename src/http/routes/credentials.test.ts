@@ -3,6 +3,14 @@ import { client, seedTenancy, startTestApp, storeKinds, type Client, type Reply,
 
 const SECRET = "sk-ant-api03-PLAINTEXT-never-shown-0000";
 
+/** A member's listing holds this team's records only, values never. */
+function expectRecordsWithoutValues(body: unknown, name: string): void {
+  for (const item of Object.values(body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
+    expect(item.id, name).toMatch(/^(key|sec)_/);
+    expect(item.value ?? item.secret, name).toBeUndefined();
+  }
+}
+
 describe.each(storeKinds())("stored credentials API on %s", (kind) => {
   let t: TestApp;
   let seed: Awaited<ReturnType<typeof seedTenancy>>;
@@ -111,12 +119,7 @@ describe.each(storeKinds())("stored credentials API on %s", (kind) => {
       const member = await r.call(seed.member.api);
       expect(member.status, `${r.name} member`).toBe(r.write ? 403 : 200);
       if (r.write) expect(member.body, r.name).toEqual({ error: "forbidden", detail: "team admin role required", request_id: expect.any(String) });
-      // A member's listing holds this team's records only, values never.
-      else
-        for (const item of Object.values(member.body as Record<string, { id: string; value?: string; secret?: string }[]>)[0]!) {
-          expect(item.id, r.name).toMatch(/^(key|sec)_/);
-          expect(item.value ?? item.secret, r.name).toBeUndefined();
-        }
+      else expectRecordsWithoutValues(member.body, r.name);
       for (const [who, api] of [
         ["team admin", seed.teamAdmin.api],
         ["org admin", seed.orgAdmin.api],

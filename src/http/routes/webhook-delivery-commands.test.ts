@@ -18,6 +18,19 @@ import { storeKinds } from "../../test-support/harness.js";
 const cases = storeKinds().flatMap((kind) => FORGES.map((forge) => [kind, forge] as const));
 
 /** Spec forge_a Note Hook and forge_b/forge_c issue_comment: the command registry, gated and proven through the forge API. */
+/** The state a case puts the fake forge's pull request 7 in: open (or closed), from the repository itself (or a fork). */
+type PullState = { state?: "closed"; forkHead?: boolean };
+
+function setGithubLikePull(pull: { state: string; headRepo: { id: number; fullName: string } | null }, change: PullState): void {
+  pull.state = change.state ?? "open";
+  pull.headRepo = change.forkHead ? { id: WORLD.fork.id, fullName: WORLD.fork.fullName } : { id: WORLD.repoId, fullName: WORLD.repo };
+}
+
+function setMergeRequest(mr: { state: string; sourceProjectId: number }, change: PullState): void {
+  mr.state = change.state === "closed" ? "closed" : "opened";
+  mr.sourceProjectId = change.forkHead ? WORLD.fork.id : WORLD.repoId;
+}
+
 describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
   let w: ForgeWorld;
   const fake = () => fakeOf(w, forge);
@@ -40,16 +53,9 @@ describe.each(cases)("slash commands on %s, %s", (kind, forge: Forge) => {
       w.gitlab.accessLevels.set(`${WORLD.repoId}\n77`, role === "read" ? 10 : 30);
     }
   };
-  const setPull = (change: { state?: "closed"; forkHead?: boolean }) => {
-    if (forge === "forge_b" || forge === "forge_c") {
-      const pull = forge === "forge_b" ? w.github.pull() : w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!;
-      pull.state = change.state ?? "open";
-      pull.headRepo = change.forkHead ? { id: WORLD.fork.id, fullName: WORLD.fork.fullName } : { id: WORLD.repoId, fullName: WORLD.repo };
-    } else {
-      const mr = w.gitlab.mergeRequests.get(`${WORLD.repoId}!${WORLD.number}`)!;
-      mr.state = change.state === "closed" ? "closed" : "opened";
-      mr.sourceProjectId = change.forkHead ? WORLD.fork.id : WORLD.repoId;
-    }
+  const setPull = (change: PullState) => {
+    if (forge === "forge_a") setMergeRequest(w.gitlab.mergeRequests.get(`${WORLD.repoId}!${WORLD.number}`)!, change);
+    else setGithubLikePull(forge === "forge_b" ? w.github.pull() : w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!, change);
   };
 
   beforeAll(async () => {

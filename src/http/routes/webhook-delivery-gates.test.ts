@@ -34,6 +34,29 @@ const githubPulls = (pulls: number[], sha: string) =>
     base: { ref: WORLD.baseRef, sha: "0".repeat(40), repo: { id: WORLD.repoId, url: `https://api.github.test/repos/${WORLD.repo}`, name: "widgets" } },
   }));
 
+/** What a case changes of the fake forge's pull request 7. */
+type PullChange = { sha?: string; draft?: boolean; fork?: boolean; closed?: boolean };
+
+function changeGithubLikePull(p: { headSha: string; draft?: boolean; headRepo: { id: number; fullName: string } | null; state: string }, o: PullChange): void {
+  if (o.sha !== undefined) p.headSha = o.sha;
+  if (o.draft !== undefined) p.draft = o.draft;
+  if (o.fork) p.headRepo = { id: WORLD.fork.id, fullName: WORLD.fork.fullName };
+  if (o.closed) p.state = "closed";
+}
+
+function changeGitlabMergeRequest(m: { sha: string; draft: boolean; sourceProjectId: number; state: string }, o: PullChange): void {
+  if (o.sha !== undefined) m.sha = o.sha;
+  if (o.draft !== undefined) m.draft = o.draft;
+  if (o.fork) m.sourceProjectId = WORLD.fork.id;
+  if (o.closed) m.state = "closed";
+}
+
+/** A GitHub check's status and conclusion for the outcome. */
+const githubCheckState = (outcome: Outcome) =>
+  outcome === "pending" ? { status: "in_progress", conclusion: null } : { status: "completed", conclusion: outcome };
+
+const GITLAB_PIPELINE_STATUS: Record<Outcome, string> = { success: "success", failure: "failed", pending: "running" };
+
 /** The gate event as the forge sends it: GitHub's own examples, GitLab's and Forgejo's documented shapes. */
 function gatePayload(event: string, o: { name: string; outcome: Outcome; sha: string; runId: number; pulls?: number[] }): Record<string, any> {
   const pulls = o.pulls ?? [WORLD.number];
@@ -46,8 +69,7 @@ function gatePayload(event: string, o: { name: string; outcome: Outcome; sha: st
         id: o.runId,
         name: o.name,
         head_sha: o.sha,
-        status: o.outcome === "pending" ? "in_progress" : "completed",
-        conclusion: o.outcome === "pending" ? null : o.outcome,
+        ...githubCheckState(o.outcome),
         details_url: details,
         pull_requests: githubPulls(pulls, o.sha),
       });
@@ -59,8 +81,7 @@ function gatePayload(event: string, o: { name: string; outcome: Outcome; sha: st
       Object.assign(p.check_suite, {
         id: o.runId,
         head_sha: o.sha,
-        status: o.outcome === "pending" ? "in_progress" : "completed",
-        conclusion: o.outcome === "pending" ? null : o.outcome,
+        ...githubCheckState(o.outcome),
         pull_requests: githubPulls(pulls, o.sha),
         updated_at: `2026-11-20T10:${String(o.runId % 60).padStart(2, "0")}:00Z`,
       });
@@ -76,7 +97,7 @@ function gatePayload(event: string, o: { name: string; outcome: Outcome; sha: st
     }
     case "Pipeline Hook": {
       const p = fixture("gitlab-pipeline-failed") as Record<string, any>;
-      const status = o.outcome === "success" ? "success" : o.outcome === "failure" ? "failed" : "running";
+      const status = GITLAB_PIPELINE_STATUS[o.outcome];
       Object.assign(p.object_attributes, { id: o.runId, name: o.name, sha: o.sha, status, detailed_status: status, url: details });
       Object.assign(p.object_attributes, { finished_at: `2026-11-20 10:${String(o.runId % 60).padStart(2, "0")}:00 UTC` });
       if (pulls.length === 0) delete p.merge_request;
@@ -147,35 +168,20 @@ describe.each(storeKinds())("gate lanes on %s", (kind) => {
     if (g.provider === "forge_b") {
       const p = w.github.pull();
       return {
-        set: (o: { sha?: string; draft?: boolean; fork?: boolean; closed?: boolean }) => {
-          if (o.sha !== undefined) p.headSha = o.sha;
-          if (o.draft !== undefined) p.draft = o.draft;
-          if (o.fork) p.headRepo = { id: WORLD.fork.id, fullName: WORLD.fork.fullName };
-          if (o.closed) p.state = "closed";
-        },
+        set: (o: PullChange) => changeGithubLikePull(p, o),
         reset: () => Object.assign(p, { headSha: WORLD.headSha, draft: false, headRepo: { id: WORLD.repoId, fullName: WORLD.repo }, state: "open" }),
       };
     }
     if (g.provider === "forge_a") {
       const m = w.gitlab.mergeRequests.get(`${WORLD.repoId}!${WORLD.number}`)!;
       return {
-        set: (o: { sha?: string; draft?: boolean; fork?: boolean; closed?: boolean }) => {
-          if (o.sha !== undefined) m.sha = o.sha;
-          if (o.draft !== undefined) m.draft = o.draft;
-          if (o.fork) m.sourceProjectId = WORLD.fork.id;
-          if (o.closed) m.state = "closed";
-        },
+        set: (o: PullChange) => changeGitlabMergeRequest(m, o),
         reset: () => Object.assign(m, { sha: WORLD.headSha, draft: false, sourceProjectId: WORLD.repoId, state: "opened" }),
       };
     }
     const p = w.forgejo.pulls.get(`${WORLD.repo}#${WORLD.number}`)!;
     return {
-      set: (o: { sha?: string; draft?: boolean; fork?: boolean; closed?: boolean }) => {
-        if (o.sha !== undefined) p.headSha = o.sha;
-        if (o.draft !== undefined) p.draft = o.draft;
-        if (o.fork) p.headRepo = { id: WORLD.fork.id, fullName: WORLD.fork.fullName };
-        if (o.closed) p.state = "closed";
-      },
+      set: (o: PullChange) => changeGithubLikePull(p, o),
       reset: () => Object.assign(p, { headSha: WORLD.headSha, draft: false, headRepo: { id: WORLD.repoId, fullName: WORLD.repo }, state: "open" }),
     };
   };

@@ -29,6 +29,7 @@ export async function registerWebhookDeliveryRoutes(app: App, s: Services): Prom
         headers: req.headers,
         body,
         sourceIp: address(req.raw) ?? null,
+        requestId: req.id,
       });
       // The caller went away mid-body: there is no one to answer.
       if (!answer) return reply.hijack();

@@ -300,28 +300,8 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
 
   it("lists deliveries newest first with every field, honours limit, and keeps them after delete", async () => {
     const { config } = (await create({ provider: "forge_b" })).body;
-    for (let i = 0; i < 5; i++) {
-      await insertDelivery(t.store.db, {
-        id: `dlv_${config.id}_${i}`,
-        tenant_id: seed.team.id,
-        webhook_id: config.id,
-        provider: "forge_b",
-        status: i === 4 ? "launched" : "filtered",
-        idempotency_key: `gh|${config.id}|${i}`,
-        payload_sha256: "ab".repeat(32),
-        event_kind: "pull_request",
-        event_action: "opened",
-        project_path: "acme/api",
-        subject_id: String(i),
-        source_ip: "127.0.0.1",
-        run_id: i === 4 ? "run_1" : null,
-        launched_at: i === 4 ? t.clock.now() + i : null,
-        reason: i === 4 ? null : "draft",
-        forge_delivery_id: `gd-${i}`,
-        created_at: t.clock.now() + i * 1000,
-        updated_at: t.clock.now() + i * 1000,
-      });
-    }
+    // Four filtered deliveries, then one launched.
+    for (let i = 0; i < 5; i++) await insertDelivery(t.store.db, listedDelivery(seed.team.id, config.id, t.clock.now(), i, i === 4));
     const r = await seed.member.api.get(`${base}/${config.id}/deliveries`);
     expect(r.status).toBe(200);
     expect(r.body.deliveries.map((d: { subject_id: string }) => d.subject_id)).toEqual(["4", "3", "2", "1", "0"]);
@@ -413,19 +393,14 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     for (const r of seen) {
       const tokens = r.body.match(TOKEN_RE) ?? [];
       if (tokens.length === 0) continue;
-      const path = r.url.split("?")[0]!;
-      const allowed = r.method === "POST" && (r.status === 201 || r.status === 200) && (/\/webhooks$/.test(path) || /\/rotate$/.test(path));
+      const allowed = mayShowToken(r);
       expect(allowed, `${r.method} ${r.url} → ${r.status} carries a token`).toBe(true);
       for (const x of tokens) shown.add(x);
     }
     expect(shown.size).toBeGreaterThan(20);
     expect(t.logs.join("\n")).not.toMatch(A_TOKEN);
     const rows = await t.store.db.selectFrom("webhooks").select(["sealed_blob", "token_hash"]).execute();
-    const everything = seen.map((r) => r.body).join("\n") + t.logs.join("\n");
-    for (const row of rows) {
-      if (row.sealed_blob) expect(everything).not.toContain(row.sealed_blob);
-      expect(everything).not.toContain(row.token_hash.split("$")[1]);
-    }
+    expectNoSealedForm(seen.map((r) => r.body).join("\n") + t.logs.join("\n"), rows);
     const stored = JSON.stringify([
       await t.store.db.selectFrom("webhooks").selectAll().execute(),
       await t.store.db.selectFrom("audit_log").selectAll().execute(),
@@ -433,3 +408,41 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     for (const token of shown) expect(stored).not.toContain(token);
   });
 });
+
+/** The `i`th of a webhook's deliveries for the listing test, a second apart: launched or filtered as a draft. */
+function listedDelivery(teamId: string, webhookId: string, now: number, i: number, launched: boolean): Parameters<typeof insertDelivery>[1] {
+  return {
+    id: `dlv_${webhookId}_${i}`,
+    tenant_id: teamId,
+    webhook_id: webhookId,
+    provider: "forge_b",
+    status: launched ? "launched" : "filtered",
+    idempotency_key: `gh|${webhookId}|${i}`,
+    payload_sha256: "ab".repeat(32),
+    event_kind: "pull_request",
+    event_action: "opened",
+    project_path: "acme/api",
+    subject_id: String(i),
+    source_ip: "127.0.0.1",
+    run_id: launched ? "run_1" : null,
+    launched_at: launched ? now + i : null,
+    reason: launched ? null : "draft",
+    forge_delivery_id: `gd-${i}`,
+    created_at: now + i * 1000,
+    updated_at: now + i * 1000,
+  };
+}
+
+/** Only a webhook's creation and its rotation answer its token. */
+function mayShowToken(r: { method: string; url: string; status: number }): boolean {
+  const path = r.url.split("?")[0]!;
+  return r.method === "POST" && (r.status === 201 || r.status === 200) && (/\/webhooks$/.test(path) || /\/rotate$/.test(path));
+}
+
+/** Neither a sealed secret nor a token's hash is ever shown. */
+function expectNoSealedForm(everything: string, rows: { sealed_blob: string | null; token_hash: string }[]): void {
+  for (const row of rows) {
+    if (row.sealed_blob) expect(everything).not.toContain(row.sealed_blob);
+    expect(everything).not.toContain(row.token_hash.split("$")[1]);
+  }
+}

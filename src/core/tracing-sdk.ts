@@ -1,0 +1,73 @@
+/**
+ * The OpenTelemetry SDK behind {@link Tracer}: imported only by `startTracing` once tracing is
+ * on, and the only file that imports `@opentelemetry/*`. Spans go in batches to the OTLP/HTTP
+ * endpoint as JSON; the SDK reads the other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
+ * OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES,
+ * OTEL_SERVICE_NAME).
+ */
+import { context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import type { SpanAttributes, SpanKindName, TraceSpan, TracedService, Tracer } from "./tracer.js";
+
+const KINDS: Record<SpanKindName, SpanKind> = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL };
+/** A failure's reason as a span keeps it: short, one line. */
+const REASON_MAX = 200;
+
+export function openTracer(service: TracedService): Tracer {
+  // The product's name and version, under what the environment says (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES).
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ "service.name": service.name, "service.version": service.version }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  // The async-local context manager: a span started inside another's work is its child.
+  provider.register();
+  const tracer = provider.getTracer(service.name, service.version);
+  return {
+    span(name, attributes, work, kind) {
+      return tracer.startActiveSpan(name, { kind: KINDS[kind], attributes: plain(attributes) }, async (span) => {
+        try {
+          return await work(handle(span));
+        } catch (err) {
+          span.setAttribute("error.type", errorType(err));
+          span.setStatus({ code: SpanStatusCode.ERROR, message: reasonOf(err) });
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    async shutdown() {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    },
+  };
+}
+
+function handle(span: Span): TraceSpan {
+  return {
+    set: (attributes) => span.setAttributes(plain(attributes)),
+    fail: (reason) => span.setStatus({ code: SpanStatusCode.ERROR, message: reason.slice(0, REASON_MAX) }),
+  };
+}
+
+function plain(attributes: SpanAttributes): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A thrown error's kind: its code when it has a word for one (a ForgeFailure's), else its class. */
+function errorType(err: unknown): string {
+  const e = err as { code?: unknown; error?: { code?: unknown } } | null;
+  const code = e?.error?.code ?? e?.code;
+  if (typeof code === "string" && /^[\w.-]{1,64}$/.test(code)) return code;
+  return err instanceof Error ? err.name : typeof err;
+}
+
+function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split("\n", 1)[0]!.slice(0, REASON_MAX);
+}
