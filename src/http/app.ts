@@ -39,6 +39,18 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
   /** Told of every route as it is registered (the route-walk test uses it). */
   onRoute?: (route: { method: string; url: string; public: boolean }) => void;
+  /**
+   * Told of every JSON answer of a documented route before it is serialized, with the response schema the document
+   * gives its route and status (undefined when it gives none): the test harness checks each
+   * answer a test receives against the document this way.
+   */
+  onAnswer?: (answer: { method: string; route: string; status: number; schema: unknown; payload: unknown }) => void;
+}
+
+/** The response schema a route documents for a status: the exact status, else its class (`4XX`). */
+function documentedSchema(response: Record<string, unknown> | undefined, status: number): unknown {
+  if (!response) return undefined;
+  return response[String(status)] ?? response[`${String(status)[0]}XX`] ?? response.default;
 }
 
 /** No body follows: no length (or 0) and no chunked transfer. */
@@ -142,6 +154,18 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (request.method === "DELETE" && isBodiless(request.headers)) delete request.headers["content-type"];
     done();
   });
+  const onAnswer = options.onAnswer;
+  if (onAnswer) {
+    app.addHook("preSerialization", async (request, reply, payload: unknown) => {
+      const schema = request.routeOptions.schema;
+      const response = schema?.response as Record<string, unknown> | undefined;
+      // A route the document leaves out (the console, a stream) has no answers to check.
+      if (!response || schema?.hide) return payload;
+      const route = request.routeOptions.url ?? "unmatched";
+      onAnswer({ method: request.method, route, status: reply.statusCode, schema: documentedSchema(response, reply.statusCode), payload });
+      return payload;
+    });
+  }
   const access = accessLogger(options.logger);
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerChecker } from "../test-support/answer-check.js";
 import { client, startTestApp, type TestApp } from "../test-support/harness.js";
 
 interface Operation {
@@ -11,7 +12,7 @@ interface Document {
   tags?: { name: string; description?: string }[];
   info: { description?: string; license?: { name: string } };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown }> };
 }
 
 /** The served document, as a client reads it: every operation described, every answer typed. */
@@ -81,5 +82,47 @@ describe("the OpenAPI document", () => {
     const bad = await api.post("/api/admin/orgs", { name: "Acme", bogus: 1 });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body).sort()).toEqual(["detail", "error", "field", "request_id"]);
+  });
+
+  it("names each resource's body, every field required and no other field allowed", () => {
+    const named = ["Run", "RunDetail", "Delivery", "Org", "Team", "User", "Me", "Token", "NewToken", "ApiKey", "Secret", "Connection"];
+    for (const name of named) {
+      const schema = doc.components.schemas[name];
+      expect(schema, name).toBeDefined();
+      expect(schema?.additionalProperties, name).toBe(false);
+      expect([...(schema?.required ?? [])].sort(), name).toEqual(Object.keys(schema?.properties ?? {}).sort());
+    }
+    const run = doc.components.schemas.Run?.properties as Record<string, { type?: unknown; enum?: unknown[] }>;
+    expect(run.status?.enum).toEqual(["queued", "running", "succeeded", "failed", "failed_resumable", "cancelled"]);
+    expect(run.finished_at?.type).toEqual(["string", "null"]);
+    const getRun = doc.paths["/api/runs/{id}"]?.get?.responses?.["200"]?.content?.["application/json"]?.schema;
+    expect(JSON.stringify(getRun)).toContain("#/components/schemas/RunDetail");
+    const listRuns = doc.paths["/api/teams/{id}/runs"]?.get?.responses?.["200"]?.content?.["application/json"]?.schema as { additionalProperties?: unknown };
+    expect(listRuns.additionalProperties).toBe(false);
+  });
+
+  it("checks every answer a test receives against its route's documented schema", async () => {
+    const answers = answerChecker();
+    const route = t.routes.find((r) => r.url === "/api/runs/:id");
+    expect(route).toBeDefined();
+    const schema = { $ref: "Run#" };
+    const api = client(t.app, t.adminToken);
+    const org = (await api.post("/api/admin/orgs", { name: "Checked" })).body;
+    const team = (await api.post(`/api/orgs/${org.id}/teams`, { name: "T" })).body;
+    const run = (await api.post("/api/runs", { team_id: team.id, bot: "review-pr" })).body;
+    answers.check({ method: "GET", route: "/api/runs/:id", status: 200, schema, payload: run });
+    expect(answers.faults).toEqual([]);
+    answers.check({ method: "GET", route: "/api/runs/:id", status: 200, schema, payload: { ...run, extra: 1 } });
+    answers.check({ method: "GET", route: "/api/runs/:id", status: 200, schema, payload: { ...run, attempt: "1" } });
+    answers.check({ method: "GET", route: "/api/runs/:id", status: 200, schema, payload: { ...run, status: "lost" } });
+    answers.check({ method: "GET", route: "/api/runs/:id", status: 201, schema: undefined, payload: run });
+    expect(answers.faults).toEqual([
+      "GET /api/runs/:id → 200: / must NOT have additional properties (extra)",
+      "GET /api/runs/:id → 200: /attempt must be integer",
+      "GET /api/runs/:id → 200: /status must be equal to one of the allowed values",
+      "GET /api/runs/:id → 201: the document gives no schema for this status",
+    ]);
+    // The app's own answers passed the same check (the harness fails the file otherwise).
+    expect(t.answerFaults).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import type { App, Services } from "../http/services.js";
 import { Metrics } from "../metrics/metrics.js";
 import { openStore, type Store, type StoreKind, type StoreOptions } from "../store/store.js";
 import { bootstrapAdmin } from "../tenancy/bootstrap.js";
+import { answerChecker } from "./answer-check.js";
 
 /** The compiled writer-thread module: `npm test` builds dist/ first, since a thread cannot load src/*.ts. */
 export const WRITER_ENTRY = new URL("../../dist/store/sqlite/writer-worker.js", import.meta.url);
@@ -94,6 +95,8 @@ export interface TestApp {
   logs: string[];
   /** Every route registered, HEAD left out. */
   routes: { method: string; url: string; public: boolean }[];
+  /** Answers that did not match the OpenAPI document (answer-check.ts): close() fails on any. */
+  answerFaults: string[];
   close(): Promise<void>;
 }
 
@@ -126,7 +129,8 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
   const services = composeServices({ config, store, clock, ids: randomIds, metrics, sealer, log });
   await bootstrapAdmin({ store, clock, ids: randomIds, tokens: services.tokens }, config.adminToken);
   const routes: TestApp["routes"] = [];
-  const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
+  const answers = answerChecker();
+  const app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r), onAnswer: answers.check });
   await app.ready();
   return {
     app,
@@ -137,10 +141,14 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
     adminToken: config.adminToken,
     logs,
     routes,
+    answerFaults: answers.faults,
     close: async () => {
       await app.close();
       await close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (answers.faults.length > 0) {
+        throw new Error(`answers that do not match the OpenAPI document:\n${[...new Set(answers.faults)].join("\n")}`);
+      }
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { RouteOptions } from "fastify";
+import { Type, type TSchema } from "typebox";
+import { ApiKey, BODY_SCHEMAS, Connection, DeliveryPage, Me, NewToken, Org, Run, RunDetail, Secret, Team, Token, User, idOf, ref } from "./bodies.js";
 import { DenialEnvelope, ErrorBody } from "./schemas.js";
 
 /**
@@ -20,32 +22,36 @@ interface RouteDoc {
   text?: true;
   /** A list: the answer's key holding the array. */
   list?: string;
+  /** The success body: a named schema (bodies.ts), or with `list` the schema of each item. */
+  body?: TSchema;
 }
 
 const doc = (id: string, summary: string, extra: Omit<RouteDoc, "id" | "summary"> = {}): RouteDoc => ({ id, summary, ...extra });
 const created = { status: 201 } as const;
 const deleted = { status: 204 } as const;
+/** The success body is `schema` (a list's items with `list`). */
+const as = (body: TSchema) => ({ body });
 
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
-  "POST /api/admin/orgs": doc("createOrg", "Create an org (super-admin)", created),
+  "POST /api/admin/orgs": doc("createOrg", "Create an org (super-admin)", { ...created, ...as(Org) }),
   "GET /api/admin/orgs": doc("listOrgs", "List every org (super-admin)"),
-  "GET /api/admin/orgs/:id": doc("getOrg", "Show an org (super-admin)"),
-  "PATCH /api/admin/orgs/:id": doc("updateOrg", "Change an org's name, status or limits (super-admin)"),
-  "POST /api/orgs/:id/teams": doc("createTeam", "Create a team in an org", created),
-  "GET /api/orgs/:id/teams": doc("listTeams", "List an org's teams", { list: "teams" }),
+  "GET /api/admin/orgs/:id": doc("getOrg", "Show an org (super-admin)", as(Org)),
+  "PATCH /api/admin/orgs/:id": doc("updateOrg", "Change an org's name, status or limits (super-admin)", as(Org)),
+  "POST /api/orgs/:id/teams": doc("createTeam", "Create a team in an org", { ...created, ...as(Team) }),
+  "GET /api/orgs/:id/teams": doc("listTeams", "List an org's teams", { list: "teams", ...as(Team) }),
   "PUT /api/orgs/:id/members/:user_id": doc("putOrgMember", "Add an org member or change their role"),
   "DELETE /api/orgs/:id/members/:user_id": doc("deleteOrgMember", "Remove an org member", deleted),
-  "GET /api/teams/:id": doc("getTeam", "Show a team"),
-  "PATCH /api/teams/:id": doc("updateTeam", "Change a team's name, status, limits or board mode"),
+  "GET /api/teams/:id": doc("getTeam", "Show a team", as(Team)),
+  "PATCH /api/teams/:id": doc("updateTeam", "Change a team's name, status, limits or board mode", as(Team)),
   "PUT /api/teams/:id/members/:user_id": doc("putTeamMember", "Add a team member or change their role"),
   "DELETE /api/teams/:id/members/:user_id": doc("deleteTeamMember", "Remove a team member", deleted),
-  "POST /api/admin/users": doc("createUser", "Create a user (super-admin)", created),
-  "PATCH /api/admin/users/:id": doc("updateUser", "Change a user (super-admin)"),
-  "GET /api/users/me": doc("getMe", "Show the signed-in user"),
-  "POST /api/users/me/tokens": doc("createToken", "Mint a personal access token", created),
-  "GET /api/users/me/tokens": doc("listTokens", "List your personal access tokens"),
+  "POST /api/admin/users": doc("createUser", "Create a user (super-admin)", { ...created, ...as(User) }),
+  "PATCH /api/admin/users/:id": doc("updateUser", "Change a user (super-admin)", as(User)),
+  "GET /api/users/me": doc("getMe", "Show the signed-in user", as(Me)),
+  "POST /api/users/me/tokens": doc("createToken", "Mint a personal access token", { ...created, ...as(NewToken) }),
+  "GET /api/users/me/tokens": doc("listTokens", "List your personal access tokens", { list: "tokens", ...as(Token) }),
   "DELETE /api/users/me/tokens/:id": doc("deleteToken", "Revoke one of your personal access tokens", deleted),
-  "POST /api/admin/users/:id/tokens": doc("createTokenFor", "Mint a personal access token for a user (super-admin)", created),
+  "POST /api/admin/users/:id/tokens": doc("createTokenFor", "Mint a personal access token for a user (super-admin)", { ...created, ...as(NewToken) }),
   "POST /api/auth/login": doc("login", "Sign in with a password: a session token"),
   "POST /api/auth/password-reset/confirm": doc("confirmPasswordReset", "Set a new password with a reset code"),
   "POST /api/auth/logout": doc("logout", "End the current session", deleted),
@@ -61,33 +67,33 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "PATCH /api/teams/:id/webhooks/:webhook_id": doc("updateWebhook", "Change a webhook"),
   "DELETE /api/teams/:id/webhooks/:webhook_id": doc("deleteWebhook", "Delete a webhook", deleted),
   "POST /api/teams/:id/webhooks/:webhook_id/rotate": doc("rotateWebhook", "Rotate a webhook's secret or token, with an optional overlap"),
-  "GET /api/teams/:id/webhooks/:webhook_id/deliveries": doc("listDeliveries", "List a webhook's recent deliveries"),
+  "GET /api/teams/:id/webhooks/:webhook_id/deliveries": doc("listDeliveries", "List a webhook's recent deliveries", as(DeliveryPage)),
   "GET /api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id": doc("getDelivery", "Show one delivery"),
   "POST /api/teams/:id/webhooks/:webhook_id/ping": doc("pingWebhook", "Send a signed test delivery to a webhook"),
   "POST /api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver": doc("redeliver", "Deliver a stored delivery again"),
-  "POST /api/teams/:id/keys": doc("createTeamKey", "Store a provider key for a team", created),
-  "GET /api/teams/:id/keys": doc("listTeamKeys", "List a team's provider keys", { list: "keys" }),
+  "POST /api/teams/:id/keys": doc("createTeamKey", "Store a provider key for a team", { ...created, ...as(ApiKey) }),
+  "GET /api/teams/:id/keys": doc("listTeamKeys", "List a team's provider keys", { list: "keys", ...as(ApiKey) }),
   "DELETE /api/teams/:id/keys/:key_id": doc("deleteTeamKey", "Delete a team's provider key", deleted),
-  "POST /api/teams/:id/secrets": doc("createSecret", "Store a secret for a team's bots", created),
-  "GET /api/teams/:id/secrets": doc("listSecrets", "List a team's secrets (names only)", { list: "secrets" }),
+  "POST /api/teams/:id/secrets": doc("createSecret", "Store a secret for a team's bots", { ...created, ...as(Secret) }),
+  "GET /api/teams/:id/secrets": doc("listSecrets", "List a team's secrets (names only)", { list: "secrets", ...as(Secret) }),
   "DELETE /api/teams/:id/secrets/:secret_id": doc("deleteSecret", "Delete a team's secret", deleted),
-  "POST /api/orgs/:id/keys": doc("createOrgKey", "Store a provider key for an org", created),
-  "GET /api/orgs/:id/keys": doc("listOrgKeys", "List an org's provider keys", { list: "keys" }),
+  "POST /api/orgs/:id/keys": doc("createOrgKey", "Store a provider key for an org", { ...created, ...as(ApiKey) }),
+  "GET /api/orgs/:id/keys": doc("listOrgKeys", "List an org's provider keys", { list: "keys", ...as(ApiKey) }),
   "DELETE /api/orgs/:id/keys/:key_id": doc("deleteOrgKey", "Delete an org's provider key", deleted),
   "POST /api/orgs/:id/bots": doc("registerBot", "Register a bot in an org's catalog", created),
   "GET /api/orgs/:id/bots": doc("listBots", "List an org's bots (built-ins and registered)", { list: "bots" }),
   "DELETE /api/orgs/:id/bots/:bot_id": doc("removeBot", "Remove a registered bot", deleted),
-  "POST /api/runs": doc("launchRun", "Launch a run", { ...created, launches: true }),
-  "GET /api/runs/:id": doc("getRun", "Show a run with its attempts and usage"),
+  "POST /api/runs": doc("launchRun", "Launch a run", { ...created, launches: true, ...as(Run) }),
+  "GET /api/runs/:id": doc("getRun", "Show a run with its attempts and usage", as(RunDetail)),
   "DELETE /api/runs/:id": doc("deleteRun", "Delete a finished run", deleted),
-  "GET /api/teams/:id/runs": doc("listRuns", "List a team's runs", { list: "runs" }),
-  "POST /api/runs/:id/resume": doc("resumeRun", "Resume a resumable run", { launches: true }),
+  "GET /api/teams/:id/runs": doc("listRuns", "List a team's runs", { list: "runs", ...as(Run) }),
+  "POST /api/runs/:id/resume": doc("resumeRun", "Resume a resumable run", { launches: true, ...as(Run) }),
   "GET /api/runs/:id/attempts/:n/log": doc("getAttemptLog", "Read an attempt's log from an offset (text)", { text: true }),
-  "POST /api/runs/:id/answer": doc("answerRun", "Answer a run's question and resume it", { launches: true }),
-  "POST /api/runs/:id/cancel": doc("cancelRun", "Cancel a run"),
-  "GET /api/teams/:id/dead-letters": doc("listDeadLetters", "List a team's dead-lettered launches", { list: "runs" }),
-  "POST /api/runs/:id/republish": doc("republishRun", "Publish a dead-lettered run's result again"),
-  "POST /api/runs/:id/discard": doc("discardRun", "Discard a dead-lettered run's result"),
+  "POST /api/runs/:id/answer": doc("answerRun", "Answer a run's question and resume it", { launches: true, ...as(Run) }),
+  "POST /api/runs/:id/cancel": doc("cancelRun", "Cancel a run", as(Run)),
+  "GET /api/teams/:id/dead-letters": doc("listDeadLetters", "List a team's dead-lettered launches", { list: "runs", ...as(Run) }),
+  "POST /api/runs/:id/republish": doc("republishRun", "Publish a dead-lettered run's result again", as(Run)),
+  "POST /api/runs/:id/discard": doc("discardRun", "Discard a dead-lettered run's result", as(Run)),
   "GET /api/teams/:id/schedules": doc("listSchedules", "List a team's schedules", { list: "schedules" }),
   "POST /api/teams/:id/schedules": doc("createSchedule", "Create a schedule", created),
   "GET /api/teams/:id/schedules/:schedule_id": doc("getSchedule", "Show a schedule"),
@@ -111,10 +117,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential"),
   "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)"),
   "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),
-  "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", created),
-  "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections", { list: "connections" }),
-  "GET /api/teams/:id/forge/connections/:connection_id": doc("getConnection", "Show a forge connection"),
-  "PATCH /api/teams/:id/forge/connections/:connection_id": doc("updateConnection", "Change a forge connection"),
+  "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", { ...created, ...as(Connection) }),
+  "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections", { list: "connections", ...as(Connection) }),
+  "GET /api/teams/:id/forge/connections/:connection_id": doc("getConnection", "Show a forge connection", as(Connection)),
+  "PATCH /api/teams/:id/forge/connections/:connection_id": doc("updateConnection", "Change a forge connection", as(Connection)),
   "DELETE /api/teams/:id/forge/connections/:connection_id": doc("deleteConnection", "Delete a forge connection", deleted),
   "POST /api/teams/:id/forge/repo-bots": doc("provisionRepoBot", "Install a bot on a repository (webhook on the forge)"),
   "GET /api/teams/:id/forge/repo-bots": doc("listRepoBots", "List a team's repository bots", { list: "repo_bots" }),
@@ -165,9 +171,15 @@ const ErrorOrDenial = { description: "An error body, or a launch gate's denial e
 
 /** A list's answer: its array under `key` (items kept whole), beside any other fields such as a cursor. */
 const listOf = (key: string) => ({ ...AnyObject, properties: { [key]: { type: "array", description: `The ${key.replace("_", " ")}` } } });
+/** A list's answer whose items are `item`: the array under `key` and nothing else. */
+const listOfItems = (key: string, item: TSchema) =>
+  Type.Object({ [key]: Type.Array(idOf(item) ? ref(item) : item) }, { additionalProperties: false, description: `The ${key.replace("_", " ")}` });
+/** The success body a route documents. */
+const successOf = (d: RouteDoc) =>
+  d.body ? (d.list ? listOfItems(d.list, d.body) : idOf(d.body) ? ref(d.body) : d.body) : d.list ? listOf(d.list) : AnyObject;
 
 /** The shared schemas the responses point to (components.schemas in the document). */
-export const SHARED_SCHEMAS = [ErrorBody, DenialEnvelope];
+export const SHARED_SCHEMAS = [ErrorBody, DenialEnvelope, ...BODY_SCHEMAS];
 
 /** Fills a route's summary, operationId and responses from ROUTE_DOCS (routes already in the document only). */
 export function documentRoute(r: RouteOptions): void {
@@ -177,7 +189,7 @@ export function documentRoute(r: RouteOptions): void {
   if (!d) return;
   const given = (r.schema?.response ?? {}) as Record<string, unknown>;
   const status = d.status ?? 200;
-  const success = status === 204 ? NoContent : d.text ? TextBody : d.list ? listOf(d.list) : AnyObject;
+  const success = status === 204 ? NoContent : d.text ? TextBody : successOf(d);
   const response: Record<string, unknown> = {
     [status]: success,
     ...(d.accepted && { 202: { ...AnyObject, description: "A launch parked for later, or a card made" } }),

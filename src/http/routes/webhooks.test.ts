@@ -400,11 +400,7 @@ describe.each(storeKinds())("webhook management API on %s", (kind) => {
     expect(shown.size).toBeGreaterThan(20);
     expect(t.logs.join("\n")).not.toMatch(A_TOKEN);
     const rows = await t.store.db.selectFrom("webhooks").select(["sealed_blob", "token_hash"]).execute();
-    const everything = seen.map((r) => r.body).join("\n") + t.logs.join("\n");
-    for (const row of rows) {
-      if (row.sealed_blob) expect(everything).not.toContain(row.sealed_blob);
-      expect(everything).not.toContain(row.token_hash.split("$")[1]);
-    }
+    expectNoSealedForm(seen.map((r) => r.body).join("\n") + t.logs.join("\n"), rows);
     const stored = JSON.stringify([
       await t.store.db.selectFrom("webhooks").selectAll().execute(),
       await t.store.db.selectFrom("audit_log").selectAll().execute(),
@@ -441,4 +437,12 @@ function listedDelivery(teamId: string, webhookId: string, now: number, i: numbe
 function mayShowToken(r: { method: string; url: string; status: number }): boolean {
   const path = r.url.split("?")[0]!;
   return r.method === "POST" && (r.status === 201 || r.status === 200) && (/\/webhooks$/.test(path) || /\/rotate$/.test(path));
+}
+
+/** Neither a sealed secret nor a token's hash is ever shown. */
+function expectNoSealedForm(everything: string, rows: { sealed_blob: string | null; token_hash: string }[]): void {
+  for (const row of rows) {
+    if (row.sealed_blob) expect(everything).not.toContain(row.sealed_blob);
+    expect(everything).not.toContain(row.token_hash.split("$")[1]);
+  }
 }

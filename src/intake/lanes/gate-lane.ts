@@ -108,6 +108,38 @@ function pullEvent(check: GateCheck, number: number, pull: PullRequestFacts): Fo
   };
 }
 
+/** Why the gate's result must not act on the pull request: closed, from a fork, no longer its head, or a draft. */
+function unfitPull(what: string, number: number, pull: PullRequestFacts, sha: string): string | undefined {
+  if (pull.state !== "open") return `${what}: pull request ${number} is ${pull.state}`;
+  if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId) return `${what}: pull request ${number} is from a fork; gate lanes never run on forks`;
+  if (pull.headSha !== sha) return `${what}: no longer the head of pull request ${number} (now ${pull.headSha.slice(0, 12)})`;
+  if (pull.draft) return `${what}: pull request ${number} is a draft; drafts never auto-launch`;
+  return undefined;
+}
+
+/** A passed gate: the waiting review launches (once per gate run) when the webhook asks for it; the run of fixes ends either way. */
+function reviewAfterGate(
+  config: WebhookConfig,
+  check: GateCheck,
+  prEvent: ReturnType<typeof pullEvent>,
+  context: DeliveryContext,
+  what: string,
+  number: number,
+  passed: { subjectId: string; gate: string },
+): FinalDecision {
+  const { result } = check;
+  if (!check.settings.reviewAfterGate) return { ...filtered(`${what}: pull request ${number} passes its gate`), gatePassed: passed };
+  const review = decideReview(config, prEvent, context, false);
+  if (review.kind !== "launch") return { ...(review.kind === "filtered" ? review : filtered(`${what}: the review lane did not launch`)), gatePassed: passed };
+  const launches: LaunchPlan[] = review.launches.map((plan) => ({
+    ...plan,
+    vars: { ...plan.vars, ...gateVars(check) },
+    idempotencyKey: `${plan.idempotencyKey}|gate:${result.name}:${check.runId}`,
+    gatePassed: result.name,
+  }));
+  return { kind: "launch", launches };
+}
+
 /**
  * The gate's result on the pull request the forge named: on its head only, never on a fork,
  * a draft or a closed one. Success launches the waiting review (once per gate run) and ends
@@ -117,27 +149,13 @@ function pullEvent(check: GateCheck, number: number, pull: PullRequestFacts): Fo
 export function decideGateOnPull(config: WebhookConfig, check: GateCheck, number: number, pull: PullRequestFacts, context: DeliveryContext): FinalDecision {
   const { result, sha, event } = check;
   const what = `gate ${result.name} ${result.conclusion === "success" ? "passed" : "failed"} on ${sha.slice(0, 12)}`;
-  if (pull.state !== "open") return filtered(`${what}: pull request ${number} is ${pull.state}`);
-  if (pull.headRepoId === null || pull.headRepoId !== pull.baseRepoId)
-    return filtered(`${what}: pull request ${number} is from a fork; gate lanes never run on forks`);
-  if (pull.headSha !== sha) return filtered(`${what}: no longer the head of pull request ${number} (now ${pull.headSha.slice(0, 12)})`);
-  if (pull.draft) return filtered(`${what}: pull request ${number} is a draft; drafts never auto-launch`);
+  const unfit = unfitPull(what, number, pull, sha);
+  if (unfit) return filtered(unfit);
   const path = event.projectPath!;
   const subjectId = pullSubjectId(event.provider, path, number);
   const passed = { subjectId, gate: result.name };
   const prEvent = pullEvent(check, number, pull);
-  if (result.conclusion === "success") {
-    if (!check.settings.reviewAfterGate) return { ...filtered(`${what}: pull request ${number} passes its gate`), gatePassed: passed };
-    const review = decideReview(config, prEvent, context, false);
-    if (review.kind !== "launch") return { ...(review.kind === "filtered" ? review : filtered(`${what}: the review lane did not launch`)), gatePassed: passed };
-    const launches: LaunchPlan[] = review.launches.map((plan) => ({
-      ...plan,
-      vars: { ...plan.vars, ...gateVars(check) },
-      idempotencyKey: `${plan.idempotencyKey}|gate:${result.name}:${check.runId}`,
-      gatePassed: result.name,
-    }));
-    return { kind: "launch", launches };
-  }
+  if (result.conclusion === "success") return reviewAfterGate(config, check, prEvent, context, what, number, passed);
   for (const c of [authorAllowed(config.author_allowlist, pull.authorLogin), notHeld(config.hold_labels, pull.labels)]) {
     if (!c.pass) return filtered(`${what}: ${c.reason}`);
   }

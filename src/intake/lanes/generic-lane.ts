@@ -22,17 +22,47 @@ export interface GenericRequest {
 
 export type GenericRead = { ok: true; request: GenericRequest } | { ok: false; decision: DeliveryDecision };
 
-const bad = (reason: string): GenericRead => ({ ok: false, decision: invalid("bad_payload", reason) });
+const bad = (reason: string): Refusal => ({ ok: false, decision: invalid("bad_payload", reason) });
+
+type Refusal = Extract<GenericRead, { ok: false }>;
+type GenericStrings = Partial<Record<"bot" | "idempotency_key" | "repo_url" | "repo_ref" | "project_path", string>>;
+const refused = (x: object): x is Refusal => (x as Partial<Refusal>).ok === false;
 
 /** Reads the spec's generic body; wrong types are 400s, the limits carry the spec's messages. */
 export function readGenericRequest(body: unknown): GenericRead {
-  const strings: Partial<Record<"bot" | "idempotency_key" | "repo_url" | "repo_ref" | "project_path", string>> = {};
+  const strings = readStrings(body);
+  if (refused(strings)) return strings;
+  const vars = readVars(body);
+  if (refused(vars)) return vars;
+  const fault = textRefusal(strings, vars);
+  if (fault) return fault;
+  return {
+    ok: true,
+    request: {
+      bot: strings.bot,
+      vars: Object.fromEntries(vars),
+      idempotencyKey: strings.idempotency_key,
+      repoUrl: strings.repo_url,
+      repoRef: strings.repo_ref,
+      projectPath: strings.project_path,
+    },
+  };
+}
+
+/** The body's string fields, trimmed; an empty one is left out. */
+function readStrings(body: unknown): GenericStrings | Refusal {
+  const strings: GenericStrings = {};
   for (const field of ["bot", "idempotency_key", "repo_url", "repo_ref", "project_path"] as const) {
     const v = at(body, field);
     if (v === undefined || v === null) continue;
     if (typeof v !== "string") return bad(`generic: ${field} must be a string`);
     if (v.trim() !== "") strings[field] = v.trim();
   }
+  return strings;
+}
+
+/** The body's variables, within the spec's limits on their number, keys and values. */
+function readVars(body: unknown): Map<string, string> | Refusal {
   const rawVars = at(body, "vars");
   const varsObj = rawVars === undefined || rawVars === null ? {} : asObject(rawVars);
   if (varsObj === undefined) return bad("generic: vars must be an object");
@@ -47,9 +77,13 @@ export function readGenericRequest(body: unknown): GenericRead {
     }
     vars.set(key, value);
   }
+  return vars;
+}
+
+/** No NUL anywhere, then the one text rule of every stored field (core/names): single-line fields, then variables' values. */
+function textRefusal(strings: GenericStrings, vars: Map<string, string>): Refusal | undefined {
   const nul = nulField(strings, Object.fromEntries(vars));
   if (nul) return { ok: false, decision: invalid("nul_character", `generic: ${nulMessage(nul)}`) };
-  // The one text rule of every stored field (core/names): single-line fields, then variables' values.
   for (const field of ["bot", "repo_url", "repo_ref", "project_path"] as const) {
     const fault = strings[field] === undefined ? undefined : lineFault(strings[field]);
     if (fault) return bad(`generic: ${field} ${fault}`);
@@ -58,17 +92,7 @@ export function readGenericRequest(body: unknown): GenericRead {
     const fault = textFault(value);
     if (fault) return bad(`generic: var ${key} ${fault}`);
   }
-  return {
-    ok: true,
-    request: {
-      bot: strings.bot,
-      vars: Object.fromEntries(vars),
-      idempotencyKey: strings.idempotency_key,
-      repoUrl: strings.repo_url,
-      repoRef: strings.repo_ref,
-      projectPath: strings.project_path,
-    },
-  };
+  return undefined;
 }
 
 /** One launch of the named (or default, or single in-scope) bot; no review-pr fallback. */

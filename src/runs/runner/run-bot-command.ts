@@ -107,16 +107,7 @@ export function runBotCommand(
     // to the bot's processes inside, and a SIGKILL of bwrap ends the whole namespace.
     const seen = new Set<number>();
     /** Sends SIGTERM to the attempt's processes; returns how many (bwrap may not have started the bot yet). */
-    const term = (): number => {
-      if (pgid === undefined) return 0;
-      let sent = 0;
-      if (!sandbox.usesBwrap) sent += signalProcess(-pgid, "SIGTERM") ? 1 : 0;
-      for (const d of descendantsOf(pgid)) {
-        seen.add(d.pid);
-        if ((!sandbox.usesBwrap || d.depth >= 2) && signalProcess(d.pid, "SIGTERM")) sent++;
-      }
-      return sent;
-    };
+    const term = (): number => (pgid === undefined ? 0 : termProcesses(pgid, sandbox.usesBwrap, seen));
     const killAll = () => {
       if (pgid === undefined) return;
       const rest = descendantsOf(pgid).map((d) => d.pid);
@@ -144,19 +135,13 @@ export function runBotCommand(
     else signal.addEventListener("abort", onAbort, { once: true });
 
     createInterface({ input: child.stdout }).on("line", (line) => {
-      const parsed = parseUsageLine(line);
-      const window = parsed ? undefined : parseUsageWindowLine(line);
-      const said = parsed || window ? undefined : parseSummaryLine(line);
-      const asked = parsed || window || said ? undefined : parseQuestionLine(line);
-      if (parsed) usage.push(parsed);
-      usageWindow = window ?? usageWindow;
-      summary = said ?? summary;
-      question = asked ?? question;
-      if (parsed || window || said || asked) return;
-      for (let at = 0; at < Math.max(line.length, 1); at += MAX_LINE) {
-        const piece = line.slice(at, at + MAX_LINE);
-        onOutput({ stream: "stdout", text: `${hide.mask(piece)}${at + MAX_LINE >= line.length ? "\n" : ""}` });
-      }
+      const said = protocolLine(line);
+      if (said.usage) usage.push(said.usage);
+      usageWindow = said.window ?? usageWindow;
+      summary = said.summary ?? summary;
+      question = said.question ?? question;
+      if (said.any) return;
+      for (const text of stdoutPieces(line, (piece) => hide.mask(piece))) onOutput({ stream: "stdout", text });
     });
     let partial = "";
     const passStderr = (flush: boolean) => {
@@ -267,4 +252,33 @@ function isFile(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** SIGTERM to the attempt's processes (with bubblewrap, only those inside its namespace), each pid remembered in `seen`; how many were signalled. */
+function termProcesses(pgid: number, usesBwrap: boolean, seen: Set<number>): number {
+  let sent = 0;
+  if (!usesBwrap) sent += signalProcess(-pgid, "SIGTERM") ? 1 : 0;
+  for (const d of descendantsOf(pgid)) {
+    seen.add(d.pid);
+    if ((!usesBwrap || d.depth >= 2) && signalProcess(d.pid, "SIGTERM")) sent++;
+  }
+  return sent;
+}
+
+/** What a stdout line tells the runner: a usage report, a usage-window notice, a summary or a question (the first that parses); `any` is false for the bot's own output. */
+function protocolLine(line: string) {
+  const usage = parseUsageLine(line);
+  const window = usage ? undefined : parseUsageWindowLine(line);
+  const summary = usage || window ? undefined : parseSummaryLine(line);
+  const question = usage || window || summary ? undefined : parseQuestionLine(line);
+  return { usage, window, summary, question, any: Boolean(usage || window || summary || question) };
+}
+
+/** A stdout line as output pieces of at most MAX_LINE characters, each masked, the last one ending the line. */
+function stdoutPieces(line: string, mask: (piece: string) => string): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < Math.max(line.length, 1); at += MAX_LINE) {
+    pieces.push(`${mask(line.slice(at, at + MAX_LINE))}${at + MAX_LINE >= line.length ? "\n" : ""}`);
+  }
+  return pieces;
 }

@@ -69,12 +69,7 @@ export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], p
   const dirs = [...new Set(hide.map((d) => path.resolve(d)))];
   const linux = probe.platform === "linux";
   const root = probe.uid === 0;
-  const user = () => {
-    const found = probe.lookupUser(settings.user);
-    if (!found) throw new SandboxUnavailable(`SERVICE_RUNNER_USER: no user ${JSON.stringify(settings.user)} on this machine`);
-    if (found.uid === 0) throw new SandboxUnavailable("SERVICE_RUNNER_USER: bots must not run as root");
-    return found;
-  };
+  const user = () => botUser(probe, settings.user);
   const none = (why: string) => new Sandbox("none", dirs, undefined, noneWarning(why, dirs, probe));
 
   switch (settings.mode) {
@@ -84,16 +79,8 @@ export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], p
       if (!linux || !root)
         throw new SandboxUnavailable("SERVICE_RUNNER_SANDBOX=user: the runner must run as root on Linux to drop bots to SERVICE_RUNNER_USER");
       return userOnly(user(), dirs);
-    case "bwrap": {
-      if (!linux) throw new SandboxUnavailable("SERVICE_RUNNER_SANDBOX=bwrap: bubblewrap needs Linux");
-      const u = root ? user() : undefined;
-      if (!probe.bwrapWorks(u)) {
-        throw new SandboxUnavailable(
-          "SERVICE_RUNNER_SANDBOX=bwrap: bwrap is missing or cannot create its namespaces here (Debian: apt-get install bubblewrap; in a container, allow user namespaces)",
-        );
-      }
-      return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
-    }
+    case "bwrap":
+      return bwrapRequired(probe, dirs, root ? user : undefined);
     case "auto": {
       if (!linux) return none(`no sandbox on ${probe.platform}`);
       const u = root ? user() : undefined;
@@ -102,6 +89,26 @@ export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], p
       return none("bubblewrap is not available and the runner does not run as root");
     }
   }
+}
+
+/** SERVICE_RUNNER_USER as the machine knows it: it must exist and not be root. */
+function botUser(probe: SandboxProbe, name: string): BotUser {
+  const found = probe.lookupUser(name);
+  if (!found) throw new SandboxUnavailable(`SERVICE_RUNNER_USER: no user ${JSON.stringify(name)} on this machine`);
+  if (found.uid === 0) throw new SandboxUnavailable("SERVICE_RUNNER_USER: bots must not run as root");
+  return found;
+}
+
+/** SERVICE_RUNNER_SANDBOX=bwrap: bubblewrap (under the bot user when the runner is root), or no start at all. */
+function bwrapRequired(probe: SandboxProbe, dirs: string[], user: (() => BotUser) | undefined): Sandbox {
+  if (probe.platform !== "linux") throw new SandboxUnavailable("SERVICE_RUNNER_SANDBOX=bwrap: bubblewrap needs Linux");
+  const u = user?.();
+  if (!probe.bwrapWorks(u)) {
+    throw new SandboxUnavailable(
+      "SERVICE_RUNNER_SANDBOX=bwrap: bwrap is missing or cannot create its namespaces here (Debian: apt-get install bubblewrap; in a container, allow user namespaces)",
+    );
+  }
+  return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
 }
 
 function userOnly(u: BotUser, dirs: string[]): Sandbox {

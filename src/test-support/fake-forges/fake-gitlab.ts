@@ -18,6 +18,13 @@ import { IdSequence, WORLD, type DeepPartial } from "./world.js";
  */
 type Person = { login: string; id: number };
 
+/** GitLab's refusal of a status that repeats a pending or running one of the same name. */
+function repeatedTransition(last: string | undefined, state: string): string | undefined {
+  if (last !== state || (state !== "pending" && state !== "running")) return undefined;
+  const verb = state === "pending" ? "enqueue" : "run";
+  return `Cannot transition status via :${verb} from :${state} (Reason(s): Status cannot transition via "${verb}")`;
+}
+
 export interface FakeMergeRequest {
   state: "opened" | "closed" | "merged" | "locked";
   title: string;
@@ -188,10 +195,8 @@ function routes(fake: () => FakeGitLab): Route[] {
         const name = b.name ?? "default";
         const repo = fake().pathOf(projectId);
         const last = fake().statuses.findLast((x) => x.repo === repo && x.sha === sha && x.context === name);
-        if (last && last.state === state && (state === "pending" || state === "running")) {
-          const verb = state === "pending" ? "enqueue" : "run";
-          return json(400, { message: `Cannot transition status via :${verb} from :${state} (Reason(s): Status cannot transition via "${verb}")` });
-        }
+        const refused = repeatedTransition(last?.state, state);
+        if (refused) return json(400, { message: refused });
         const status: FakeCommitStatus = { repo, sha: sha!, state, context: name, description: b.description ?? "", targetUrl: b.target_url ?? "" };
         fake().statuses.push(status);
         const body: DeepPartial<CommitStatusSchema> = {

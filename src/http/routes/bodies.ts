@@ -1,0 +1,258 @@
+import { Type, type Static, type TSchema } from "typebox";
+import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
+import type { connectionView } from "../../connections/connection-views.js";
+import type { runDetailView, runView } from "../../runs/run-views.js";
+import type { TenancyService } from "../../tenancy/tenancy-service.js";
+import type { AccessTokens } from "../../tenancy/tokens.js";
+import type { orgView, teamView, tokenView, userView } from "../../tenancy/views.js";
+import type { deliveryView } from "../../webhooks/webhook-views.js";
+
+/**
+ * The API's success bodies, field by field, as the views (`*View` functions) produce them. The
+ * checks at the end make the compiler hold each schema's type and its view's return type equal
+ * both ways, so a field added to a view and not here (or the reverse) does not build; the test
+ * harness (test-support/answer-check.ts) checks every answer a test receives against them.
+ */
+
+/** A reference to a named schema. */
+export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${String(idOf(schema))}#` });
+/** A schema's `$id`, when it is a named one. */
+export const idOf = (schema: TSchema): string | undefined => (schema as { $id?: string }).$id;
+
+/** A value or null, as one JSON type list (`["string", "null"]`). */
+function Nullable<T extends TSchema>(t: T) {
+  const s = t as unknown as { type?: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({ ...t, type: [s.type, "null"], ...(s.enum && { enum: [...s.enum, null] }) });
+}
+/** One of fixed strings. */
+const Enum = <const V extends string>(values: readonly V[], description?: string) =>
+  Type.Unsafe<V>({ type: "string", enum: [...values], ...(description && { description }) });
+const Time = Type.String({ format: "date-time" });
+const MaybeTime = Nullable(Time);
+const Str = Type.String();
+const MaybeStr = Nullable(Type.String());
+const Int = Type.Integer();
+const Obj = <P extends Record<string, TSchema>>(properties: P, options: { $id?: string; description?: string } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "failed_resumable", "cancelled"] as const;
+const RunStatus = Enum(RUN_STATUSES);
+const TenancyStatus = Enum(["active", "suspended", "read-only"] as const);
+
+export const Run = Obj(
+  {
+    id: Str,
+    org_id: Str,
+    team_id: Str,
+    bot_id: Str,
+    status: RunStatus,
+    vars: Type.Record(Type.String(), Type.String()),
+    repo_url: MaybeStr,
+    repo_ref: MaybeStr,
+    project_path: MaybeStr,
+    connection_id: MaybeStr,
+    subject_id: MaybeStr,
+    parent_subject_id: MaybeStr,
+    webhook_id: MaybeStr,
+    delivery_id: MaybeStr,
+    source: Type.String({ description: "`api`, `webhook`, `resume`, `schedule`, …" }),
+    actor: Obj({ user_id: MaybeStr, kind: Str }),
+    attempt: Type.Integer({ description: "The current attempt, from 1" }),
+    failure_code: MaybeStr,
+    failure_detail: MaybeStr,
+    retry_at: MaybeTime,
+    auto_retries: Int,
+    dead_lettered_at: MaybeTime,
+    dead_letter_reason: MaybeStr,
+    cancel_requested: Type.Boolean(),
+    summary: MaybeStr,
+    question: Type.Union([Obj({ text: Str, choices: Type.Optional(Type.Array(Str)) }), Type.Null()], {
+      description: "What the bot last asked",
+    }),
+    answer: MaybeStr,
+    waiting_for_answer: Type.Boolean(),
+    created_at: Time,
+    queued_at: Time,
+    started_at: MaybeTime,
+    finished_at: MaybeTime,
+    updated_at: Time,
+  },
+  { $id: "Run", description: "A run" },
+);
+
+const HandedKeys = Obj({
+  keys: Type.Array(
+    Obj({
+      provider: Str,
+      id: Str,
+      name: Str,
+      last4: Str,
+      tier: Nullable(Enum(["team", "pool", "platform"] as const)),
+      source: Str,
+    }),
+  ),
+  secrets: Type.Array(Obj({ name: Str, id: Str, secret_name: Str })),
+});
+
+export const RunDetail = Obj(
+  {
+    ...Run.properties,
+    attempts: Type.Array(
+      Obj({ number: Int, status: RunStatus, failure_code: MaybeStr, started_at: MaybeTime, finished_at: MaybeTime, credentials: HandedKeys }),
+    ),
+    usage: Obj({ cost_usd: Type.Number(), input_tokens: Int, output_tokens: Int, aggregate_tokens: Int, reports: Int }),
+  },
+  { $id: "RunDetail", description: "A run with its attempts (and the credentials each was handed, never a value) and its usage" },
+);
+
+export const DELIVERY_STATUSES = ["accepted", "launched", "duplicate", "filtered", "invalid", "rate_limited", "quota_exceeded", "launch_error"] as const;
+export const Delivery = Obj(
+  {
+    id: Str,
+    tenant_id: Str,
+    webhook_id: Str,
+    provider: Str,
+    status: Enum(DELIVERY_STATUSES),
+    idempotency_key: Str,
+    payload_sha256: MaybeStr,
+    event_kind: MaybeStr,
+    event_action: MaybeStr,
+    project_path: MaybeStr,
+    subject_id: MaybeStr,
+    subject_sha: MaybeStr,
+    parent_subject_id: MaybeStr,
+    source_ip: MaybeStr,
+    bot_id: MaybeStr,
+    run_id: MaybeStr,
+    reason: MaybeStr,
+    denial_reason: MaybeStr,
+    refusal_code: MaybeStr,
+    forge_delivery_id: MaybeStr,
+    launched_at: MaybeTime,
+    failed_at: MaybeTime,
+    attempts: Int,
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "Delivery", description: "A webhook delivery's record (the payload itself is never stored here)" },
+);
+
+export const DeliveryPage = Obj(
+  {
+    deliveries: Type.Array(ref(Delivery)),
+    has_more: Type.Boolean({ description: "More deliveries lie past this page" }),
+    before: Type.Union([Type.String(), Type.Null()], { description: "Pass as `before` for the next (older) page" }),
+    after: Type.Union([Type.String(), Type.Null()], { description: "Pass as `after` for newer deliveries" }),
+  },
+  { description: "A page of a webhook's deliveries, newest first" },
+);
+
+const Audience = Type.Union([Enum(["all", "none"] as const), Type.Array(Str)], { description: "Which teams may use the org's keys" });
+export const Org = Obj(
+  {
+    id: Str,
+    name: Str,
+    status: TenancyStatus,
+    monthly_cost_cap_usd: Type.Number(),
+    monthly_run_quota: Int,
+    memory_quota_bytes: Int,
+    monthly_webhook_calls: Int,
+    credential_audience: Audience,
+    retry_usage_window: Nullable(Type.Boolean()),
+    retry_max_attempts: Nullable(Int),
+    retry_max_wait: Nullable(Int),
+    retry_jitter: Nullable(Type.Number()),
+    runner_pool: Enum(["platform", "org"] as const),
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "Org", description: "An org" },
+);
+
+export const Team = Obj(
+  {
+    id: Str,
+    org_id: Str,
+    name: Str,
+    status: TenancyStatus,
+    max_concurrent_runs: Int,
+    launch_rate_per_min: Int,
+    board_mode: Str,
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "Team", description: "A team" },
+);
+
+export const User = Obj(
+  { id: Str, login: Str, name: Str, super_admin: Type.Boolean(), active: Type.Boolean(), created_at: Time },
+  { $id: "User", description: "A user" },
+);
+
+const Role = Enum(["member", "admin"] as const);
+export const Me = Obj(
+  {
+    ...User.properties,
+    orgs: Type.Array(Obj({ id: Str, name: Str, role: Role })),
+    teams: Type.Array(Obj({ id: Str, name: Str, org_id: Str, role: Role })),
+  },
+  { $id: "Me", description: "The signed-in user with the orgs and teams they belong to" },
+);
+
+export const Token = Obj(
+  { id: Str, name: Str, last4: Str, created_at: Time, last_used_at: MaybeTime, expires_at: MaybeTime },
+  { $id: "Token", description: "A personal access token (never its value once minted)" },
+);
+
+export const NewToken = Obj(
+  { ...Token.properties, token: Type.String({ description: "The token itself: shown this once" }) },
+  { $id: "NewToken", description: "A token just minted, with its value" },
+);
+
+export const ApiKey = Obj(
+  { id: Str, name: Str, provider: Str, last4: Str, fingerprint: Str, created_at: Time },
+  { $id: "ApiKey", description: "A stored provider key: metadata only" },
+);
+
+export const Secret = Obj(
+  { id: Str, name: Str, last4: Str, fingerprint: Str, created_at: Time },
+  { $id: "Secret", description: "A stored secret: metadata only" },
+);
+
+export const Connection = Obj(
+  {
+    id: Str,
+    team_id: Str,
+    provider: Str,
+    base_url: Nullable(Type.String({ description: "The forge's web root; null for the public GitHub or GitLab" })),
+    auth: Enum(["token", "app"] as const, "A token, or a GitHub App"),
+    bot_login: Type.String({ description: "The login the credential belongs to: the connection's bot identity" }),
+    token_last4: Str,
+    webhook_base_url: MaybeStr,
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "Connection", description: "A forge connection: never its credential" },
+);
+
+/** The named schemas, each under components.schemas by its $id. */
+export const BODY_SCHEMAS = [Run, RunDetail, Delivery, Org, Team, User, Me, Token, NewToken, ApiKey, Secret, Connection];
+
+/** Holds two types equal both ways: `true` only then. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Checks = [
+  Same<Static<typeof Run>, ReturnType<typeof runView>>,
+  Same<Static<typeof RunDetail>, ReturnType<typeof runDetailView>>,
+  Same<Static<typeof Delivery>, ReturnType<typeof deliveryView>>,
+  Same<Static<typeof Org>, ReturnType<typeof orgView>>,
+  Same<Static<typeof Team>, ReturnType<typeof teamView>>,
+  Same<Static<typeof User>, ReturnType<typeof userView>>,
+  Same<Static<typeof Me>, Awaited<ReturnType<TenancyService["me"]>>>,
+  Same<Static<typeof Token>, ReturnType<typeof tokenView>>,
+  Same<Static<typeof NewToken>, Awaited<ReturnType<AccessTokens["create"]>>>,
+  Same<Static<typeof ApiKey>, ReturnType<typeof apiKeyView>>,
+  Same<Static<typeof Secret>, ReturnType<typeof secretView>>,
+  Same<Static<typeof Connection>, ReturnType<typeof connectionView>>,
+];
+/** Each schema matches its view (a mismatch makes its `true` here a compile error). */
+export const VIEWS_MATCH: Checks = [true, true, true, true, true, true, true, true, true, true, true, true];
