@@ -1,6 +1,6 @@
 // The delivery path's cost per request without HTTP: the real services (dist/) on a file-backed
 // SQLite store, fed GitHub's pull_request.opened payload, 32 deliveries in flight.
-//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements] [--receiver] [--keep]
+//   npm run build && node bench/delivery-cost.mjs [launched|filtered|duplicate] [--requests N] [--statements] [--receiver] [--keep] [--traced]
 // --statements times every SQLite statement (µs per execution), the way the costs in
 // ANALYSIS.md were found. Profile with: node --cpu-prof bench/delivery-cost.mjs launched
 import { randomBytes, randomUUID } from "node:crypto";
@@ -21,6 +21,8 @@ const { values: opt, positionals } = parseArgs({
     receiver: { type: "boolean", default: false },
     // The webhook keeps each delivery's request (keep_payloads), to measure what keeping costs; implies --receiver.
     keep: { type: "boolean", default: false },
+    // OpenTelemetry traces on, sent to a stand-in collector in this process (what tracing costs when on).
+    traced: { type: "boolean", default: false },
   },
 });
 const scenario = positionals[0] ?? "launched";
@@ -49,6 +51,15 @@ if (opt.statements) {
 }
 
 const dist = (m) => import(new URL(`../dist/${m}`, import.meta.url).href);
+if (opt.traced) {
+  const { createServer } = await import("node:http");
+  const sink = createServer((req, res) => req.resume().on("end", () => res.writeHead(200).end("{}")));
+  await new Promise((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  sink.unref();
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sink.address().port}`;
+  const { startTracing } = await dist("core/tracing.js");
+  console.log("tracing:", JSON.stringify(await startTracing({ name: "bench", version: "0" })));
+}
 const [
   { loadConfig },
   { createLogger },

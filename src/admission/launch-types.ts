@@ -37,9 +37,10 @@ export interface LaunchRequest {
 export interface LaunchOptions {
   /**
    * Runs inside the launch transaction right after the run row is written (before the
-   * metering writes), so the caller's own rows
-   * (the intake's delivery row) commit together with the gate's writes, or not at all. An error
-   * thrown here rolls everything back and reaches the caller unchanged.
+   * metering writes), so the caller's own rows (a board card, a trigger's launch, a schedule)
+   * commit together with the gate's writes, or not at all. An error thrown here rolls
+   * everything back and reaches the caller unchanged. A delivery's row is not a callback: it is
+   * {@link RecordedLaunchOptions.record}, data the store writes.
    */
   within?: (tx: Db, run: RunRow) => Promise<void>;
 }

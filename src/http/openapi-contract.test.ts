@@ -85,7 +85,26 @@ describe("the OpenAPI document", () => {
   });
 
   it("names each resource's body, every field required and no other field allowed", () => {
-    const named = ["Run", "RunDetail", "Delivery", "Org", "Team", "User", "Me", "Token", "NewToken", "ApiKey", "Secret", "Connection"];
+    const named = [
+      "Run",
+      "RunDetail",
+      "Delivery",
+      "Org",
+      "Team",
+      "User",
+      "Me",
+      "Token",
+      "NewToken",
+      "ApiKey",
+      "Secret",
+      "Connection",
+      "Webhook",
+      "NewWebhookToken",
+      "Schedule",
+      "Trigger",
+      "EmitAnswer",
+      "Card",
+    ];
     for (const name of named) {
       const schema = doc.components.schemas[name];
       expect(schema, name).toBeDefined();

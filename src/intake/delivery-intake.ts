@@ -69,7 +69,7 @@ type TakenAdmission = { kind: "refused"; outcome: DeliveryOutcome } | { kind: "p
 
 /**
  * The delivery endpoint: the admission gates in the spec's order, then the provider's
- * verify → parse → decide, then the decision's outcome handler (intake/outcomes/). The call's
+ * verify → parse → decide, then the decision's outcome handler (outcome-handlers.ts). The call's
  * admission (bucket and monthly quota) is written with the outcome's first write, so the body is
  * proven, parsed and decided on before it; the gates' order still decides the answer. Every row
  * is committed before the outcome is returned, so a 2xx always means stored.

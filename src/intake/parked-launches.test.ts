@@ -177,6 +177,31 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
     }
   });
 
+  it("skip holds when a run starts between the parked launch's overlap check and its launch", async () => {
+    const hook = await createHook(seed.team.id, { overlap: "skip" });
+    const number = ++pr;
+    const first = await push(hook, number, "r1", t.clock.now());
+    t.clock.advance(QUIET);
+    await t.services.parked.sweep();
+    const [inFlight] = await runsOf(first.body.delivery_id);
+    const second = await push(hook, number, "r2", t.clock.now());
+    t.clock.advance(QUIET);
+    // The check before the launch saw nothing in flight, as when the run was written just after it.
+    const spy = vi.spyOn(OverlapStep.prototype, "verdict").mockResolvedValue({ kind: "launch" });
+    try {
+      await t.services.parked.sweep();
+      expect(spy).toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await row(hook, second.body.delivery_id)).toMatchObject({
+      status: "filtered",
+      reason: `parked launch dropped: overlap skip: review-pr already runs on ${inFlight!.subject_id} (${inFlight!.id})`,
+    });
+    expect(await runsOf(second.body.delivery_id)).toEqual([]);
+    expect(await parkedRow(second.body.delivery_id)).toBeUndefined();
+  });
+
   it("drops the launches parked for a pull request when it is closed", async () => {
     const hook = await createHook();
     const parked = await push(hook, ++pr, "e1", t.clock.now());

@@ -1,11 +1,16 @@
 import { Type, type Static, type TSchema } from "typebox";
 import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
 import type { connectionView } from "../../connections/connection-views.js";
+import type { cardView } from "../../surfaces/board-service.js";
+import type { scheduleView } from "../../surfaces/schedule-service.js";
+import type { subscriptionView } from "../../surfaces/trigger-service.js";
 import type { runDetailView, runView } from "../../runs/run-views.js";
 import type { TenancyService } from "../../tenancy/tenancy-service.js";
 import type { AccessTokens } from "../../tenancy/tokens.js";
 import type { orgView, teamView, tokenView, userView } from "../../tenancy/views.js";
-import type { deliveryView } from "../../webhooks/webhook-views.js";
+import { BOARD_MODES, PROVIDERS, REPLIER_ROLES } from "../../webhooks/webhook-config.js";
+import type { WebhookService } from "../../webhooks/webhook-service.js";
+import type { WebhookView, deliveryView } from "../../webhooks/webhook-views.js";
 
 /**
  * The API's success bodies, field by field, as the views (`*View` functions) produce them. The
@@ -235,8 +240,178 @@ export const Connection = Obj(
   { $id: "Connection", description: "A forge connection: never its credential" },
 );
 
+const StrList = Type.Array(Str);
+const StrMap = Type.Record(Type.String(), Type.String());
+const BotRule = Obj({
+  bot_id: Str,
+  events: StrList,
+  commands: Type.Record(Type.String(), Enum(["always", "when_args_empty", "when_args_present"] as const)),
+  author_allowlist: StrList,
+  author_denylist: StrList,
+  author_scope: Enum(["shared", "exclusive"] as const),
+  label_filter: StrList,
+  launch_vars: StrMap,
+});
+
+export const Webhook = Obj(
+  {
+    id: Str,
+    tenant_id: Str,
+    provider: Enum(PROVIDERS),
+    name: Str,
+    enabled: Type.Boolean(),
+    token_last4: Str,
+    sign_mode: Enum(["token", "hmac", "standard"] as const),
+    rate: Type.Number(),
+    burst: Type.Number(),
+    monthly_call_limit: Int,
+    event_allowlist: StrList,
+    label_allowlist: StrList,
+    hold_labels: StrList,
+    project_allowlist: StrList,
+    author_allowlist: StrList,
+    bot_ids: StrList,
+    wildcard_bots: Type.Boolean(),
+    default_bot_id: MaybeStr,
+    bot_rules: Type.Union([Type.Array(BotRule), Type.Null()], { description: "One rule per co-enabled bot; null keeps the single-bot behaviour" }),
+    launch_vars: StrMap,
+    operator_launch_vars: StrMap,
+    key_overrides: Type.Record(Type.String(), Type.String(), { description: "Provider → id of a stored key" }),
+    secret_overrides: Type.Record(Type.String(), Type.String(), { description: "Secret name → id of a stored secret" }),
+    review_request_logins: StrList,
+    review_on_sync: Type.Boolean(),
+    overlap: Enum(["", "allow", "skip", "supersede"] as const),
+    retry_usage_window: Nullable(Type.Boolean()),
+    retry_max_attempts: Nullable(Int),
+    retry_max_wait: Nullable(Int),
+    retry_jitter: Nullable(Type.Number()),
+    forge_base_url: MaybeStr,
+    forge_token: Nullable(Type.String({ description: "Id of a stored key (provider `forge`)" })),
+    authorized_repliers: StrList,
+    min_replier_role: Enum(REPLIER_ROLES),
+    branch_improve_as_pr: Type.Boolean(),
+    auto_implement_on_open: Type.Boolean(),
+    acknowledge_commands: Type.Boolean(),
+    explain_refusals: Type.Boolean(),
+    board_mode: Enum(BOARD_MODES),
+    keep_payloads: Type.Boolean(),
+    report_status: Nullable(Type.Boolean()),
+    post_questions: Type.Boolean(),
+    provisioned_by: MaybeStr,
+    created_at: Time,
+    updated_at: Time,
+    delivery_url: Type.String({ description: "The URL the forge calls" }),
+    previous_token_valid_until: Nullable(
+      Type.String({ format: "date-time", description: "While a rotation's overlap is open: until when the previous token is accepted" }),
+    ),
+  },
+  { $id: "Webhook", description: "A webhook's configuration (never its secret or token)" },
+);
+
+export const NewWebhookToken = Obj(
+  { config: ref(Webhook), token: Type.String({ description: "The secret or token: shown this once" }) },
+  { $id: "NewWebhookToken", description: "A webhook just created or rotated, with its new secret or token" },
+);
+
+/** The fields a schedule and a trigger subscription share (surface-fields.ts launchTargetView). */
+const LaunchTarget = {
+  id: Str,
+  team_id: Str,
+  name: Str,
+  bot: Str,
+  vars: Type.Record(Type.String(), Type.String()),
+  repo_url: MaybeStr,
+  repo_ref: MaybeStr,
+  project_path: MaybeStr,
+  enabled: Type.Boolean(),
+  last_error: Nullable(Type.String({ description: "Why its last launch was refused or failed; cleared by the next launch" })),
+  last_error_at: MaybeTime,
+  created_at: Time,
+  updated_at: Time,
+};
+
+export const Schedule = Obj(
+  {
+    ...LaunchTarget,
+    cron: Str,
+    timezone: Str,
+    next_run_at: MaybeTime,
+    last_run_at: MaybeTime,
+    last_run_id: MaybeStr,
+  },
+  { $id: "Schedule", description: "A cron schedule that launches a bot" },
+);
+
+export const Trigger = Obj(
+  {
+    ...LaunchTarget,
+    event: Str,
+    filter: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    last_run_id: MaybeStr,
+    last_launched_at: MaybeTime,
+  },
+  { $id: "Trigger", description: "A bot subscribed to a custom event" },
+);
+
+export const EmitAnswer = Obj(
+  {
+    event: Str,
+    launches: Type.Array(
+      Type.Union([
+        Obj({ subscription_id: Str, status: Enum(["launched", "duplicate"] as const), run_id: Str }),
+        Obj({ subscription_id: Str, status: Enum(["denied", "failed"] as const), error: Str, detail: Str }),
+      ]),
+    ),
+  },
+  { $id: "EmitAnswer", description: "An emitted event and what each subscription it matched did" },
+);
+
+export const Card = Obj(
+  {
+    id: Str,
+    team_id: Str,
+    title: Str,
+    body: Str,
+    labels: Type.Array(Str),
+    column: Enum(["backlog", "ready", "running", "done", "blocked"] as const),
+    provenance: Str,
+    source_issue_ref: MaybeStr,
+    bot: Str,
+    vars: Type.Record(Type.String(), Type.String()),
+    repo_url: MaybeStr,
+    repo_ref: MaybeStr,
+    project_path: MaybeStr,
+    attempts: Int,
+    next_attempt_at: MaybeTime,
+    run_id: MaybeStr,
+    last_error: MaybeStr,
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "Card", description: "A board card" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
-export const BODY_SCHEMAS = [Run, RunDetail, Delivery, Org, Team, User, Me, Token, NewToken, ApiKey, Secret, Connection];
+export const BODY_SCHEMAS = [
+  Webhook,
+  NewWebhookToken,
+  Run,
+  RunDetail,
+  Delivery,
+  Org,
+  Team,
+  User,
+  Me,
+  Token,
+  NewToken,
+  ApiKey,
+  Secret,
+  Connection,
+  Schedule,
+  Trigger,
+  EmitAnswer,
+  Card,
+];
 
 /** Holds two types equal both ways: `true` only then. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -253,6 +428,12 @@ type Checks = [
   Same<Static<typeof ApiKey>, ReturnType<typeof apiKeyView>>,
   Same<Static<typeof Secret>, ReturnType<typeof secretView>>,
   Same<Static<typeof Connection>, ReturnType<typeof connectionView>>,
+  Same<Static<typeof Webhook>, WebhookView>,
+  Same<Static<typeof NewWebhookToken>, Awaited<ReturnType<WebhookService["create"]>>>,
+  Same<Static<typeof NewWebhookToken>, Awaited<ReturnType<WebhookService["rotate"]>>>,
+  Same<Static<typeof Schedule>, ReturnType<typeof scheduleView>>,
+  Same<Static<typeof Trigger>, ReturnType<typeof subscriptionView>>,
+  Same<Static<typeof Card>, ReturnType<typeof cardView>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
-export const VIEWS_MATCH: Checks = [true, true, true, true, true, true, true, true, true, true, true, true];
+export const VIEWS_MATCH: Checks = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
