@@ -46,14 +46,17 @@ function isPullComment(root: JsonObject): boolean {
   return boolAt(root, "is_pull") === true || (typeof pr === "object" && pr !== null);
 }
 
+/** A repository as a fork's facts name it: its full name, else its id. */
+const repoLabel = (name: string | undefined, id: number | string | undefined) => name ?? (id !== undefined ? `repo ${id}` : undefined);
+
 /** Head repository vs base repository, by id where both carry one, else by full name. */
 export function githubLikeFork(pr: unknown, repository: unknown): ForkFacts {
   const headName = textAt(pr, "head", "repo", "full_name");
   const baseName = textAt(pr, "base", "repo", "full_name") ?? textAt(repository, "full_name");
   const headId = idAt(pr, "head", "repo", "id") ?? idAt(pr, "head", "repo_id");
   const baseId = idAt(pr, "base", "repo", "id") ?? idAt(pr, "base", "repo_id") ?? idAt(repository, "id");
-  const head = headName ?? (headId !== undefined ? `repo ${headId}` : undefined);
-  const base = baseName ?? (baseId !== undefined ? `repo ${baseId}` : undefined);
+  const head = repoLabel(headName, headId);
+  const base = repoLabel(baseName, baseId);
   if (head === undefined || base === undefined) return { state: "unknown" };
   const idsDiffer = headId !== undefined && baseId !== undefined && headId !== baseId;
   const namesDiffer = headName !== undefined && baseName !== undefined && headName.toLowerCase() !== baseName.toLowerCase();

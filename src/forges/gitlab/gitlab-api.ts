@@ -67,22 +67,37 @@ const GITLAB_STATE: Record<CommitState, "pending" | "running" | "success" | "fai
 };
 
 /** gitbeaker's request handler, swapped for one that sends through the guarded fetch and throws our failures. */
+/** The endpoint under the client's prefix, with its query. */
+function requestUrl(endpoint: string, o: RequestOptions): URL {
+  const prefix = o.prefixUrl ?? "";
+  const url = new URL(endpoint, prefix.endsWith("/") ? prefix : `${prefix}/`);
+  if (o.searchParams) url.search = o.searchParams;
+  return url;
+}
+
+/** An answer's body: none for 204, parsed JSON when it says so, else its text. */
+async function answerBody(response: Response): Promise<Record<string, unknown> | string | null> {
+  if (response.status === 204) return null;
+  const json = (response.headers.get("content-type") ?? "").includes("json");
+  return json ? ((await response.json()) as Record<string, unknown>) : await response.text();
+}
+
 function requesterOn(fetch: typeof globalThis.fetch) {
   return createRequesterFn(
     async (_resource, options) => options,
     async (endpoint, options) => {
       const o = (options ?? {}) as RequestOptions;
-      const prefix = o.prefixUrl ?? "";
-      const url = new URL(endpoint, prefix.endsWith("/") ? prefix : `${prefix}/`);
-      if (o.searchParams) url.search = o.searchParams;
-      const response = await fetch(url, { method: o.method ?? "GET", headers: o.headers ?? {}, body: o.body ?? null, signal: o.signal ?? null });
+      const response = await fetch(requestUrl(endpoint, o), {
+        method: o.method ?? "GET",
+        headers: o.headers ?? {},
+        body: o.body ?? null,
+        signal: o.signal ?? null,
+      });
       if (!response.ok) {
         await response.body?.cancel();
         throw new ForgeFailure(httpFailure(response, Date.now()));
       }
-      const json = (response.headers.get("content-type") ?? "").includes("json");
-      const body = response.status === 204 ? null : json ? ((await response.json()) as Record<string, unknown>) : await response.text();
-      return { body, headers: Object.fromEntries(response.headers), status: response.status };
+      return { body: await answerBody(response), headers: Object.fromEntries(response.headers), status: response.status };
     },
   );
 }

@@ -49,6 +49,23 @@ function firstProof(secret: string, previousSecret: string | undefined, check: (
   return previousSecret !== undefined && check(previousSecret).ok ? BY_PREVIOUS : current;
 }
 
+/** A form body whose signed bytes are the JSON inside it: the form is decoded first (no JSON parse), then its payload proven. */
+function verifyFormPayload(
+  input: VerifyInput,
+  auth: Extract<VerifyInput["auth"], { mode: "hmac" }>,
+  signing: BodySigning,
+  found: { name: string; value: string },
+  rawSha256: string,
+): VerifyResult {
+  const { secret, previousSecret } = auth;
+  const text = decodeUtf8(input.rawBody);
+  const payload = text === undefined ? undefined : formPayload(text);
+  if (payload === undefined) return badPayload(NO_PAYLOAD);
+  const signed = Buffer.from(payload, "utf8");
+  const check = firstProof(secret, previousSecret, (s) => verifySignature(s, signed, found.value, signing.format));
+  return check.ok ? { ok: true, payload: markVerified(payload, rawSha256), byPrevious: check.byPrevious } : badSignature(`${found.name}: ${check.reason}`);
+}
+
 /**
  * Proves a delivery before anything reads it: the token (token mode) or the HMAC over the
  * exact bytes the forge signed (hmac mode). Returns the payload text to parse.
@@ -83,15 +100,7 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   const { secret, previousSecret } = input.auth;
   const found = firstHeader(input.headers, headers.signature);
   if (!found) return badSignature("missing signature");
-  if (form && signing.form === "sign-payload") {
-    // The signed bytes are the JSON inside the form, so the form is decoded first (no JSON parse).
-    const text = decodeUtf8(input.rawBody);
-    const payload = text === undefined ? undefined : formPayload(text);
-    if (payload === undefined) return badPayload(NO_PAYLOAD);
-    const signed = Buffer.from(payload, "utf8");
-    const check = firstProof(secret, previousSecret, (s) => verifySignature(s, signed, found.value, signing.format));
-    return check.ok ? { ok: true, payload: markVerified(payload, rawSha256), byPrevious: check.byPrevious } : badSignature(`${found.name}: ${check.reason}`);
-  }
+  if (form && signing.form === "sign-payload") return verifyFormPayload(input, input.auth, signing, found, rawSha256);
   const check = firstProof(secret, previousSecret, (s) => verifySignature(s, input.rawBody, found.value, signing.format));
   return check.ok ? accept(check.byPrevious) : badSignature(`${found.name}: ${check.reason}`);
 }

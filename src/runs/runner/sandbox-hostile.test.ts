@@ -174,11 +174,13 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
     const cancelledAt = Date.now();
     await s.admin.post(`/api/runs/${a.run.id}/cancel`);
     await runner.heartbeatAll();
-    for (;;) {
-      if ((await s.admin.get(`/api/runs/${a.run.id}`)).body.status === "cancelled") break;
-      expect(Date.now() - cancelledAt).toBeLessThan(KILL_GRACE_MS + 5000);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const runOf = async (id: string) => (await s.admin.get(`/api/runs/${id}`)).body;
+    await pollRun(
+      () => runOf(a.run.id),
+      (run) => run.status === "cancelled",
+      cancelledAt,
+      KILL_GRACE_MS + 5000,
+    );
     expect(leftOf(a.run.id)).toEqual([]);
     expect(fs.existsSync(ra.cwd)).toBe(false);
     // The team's slot is free: its next run is admitted.
@@ -187,15 +189,13 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
     if (next.kind === "launched") await t.services.runQueue.cancel(next.run.id);
 
     // Timeout: the same, from the bot's timeout.
-    for (;;) {
-      const run = (await s.admin.get(`/api/runs/${b.run.id}`)).body;
-      if (run.status !== "running") {
-        expect(run).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
-        break;
-      }
-      expect(Date.now() - startedAt).toBeLessThan(8000 + KILL_GRACE_MS + 5000);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const ended = await pollRun(
+      () => runOf(b.run.id),
+      (run) => run.status !== "running",
+      startedAt,
+      8000 + KILL_GRACE_MS + 5000,
+    );
+    expect(ended).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
     expect(leftOf(b.run.id)).toEqual([]);
     expect(fs.existsSync(rb.cwd)).toBe(false);
     const afterB = await gated(teamB.id, "improve");
@@ -221,3 +221,13 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
     expect((await s.admin.get(`/api/runs/${c.run.id}`)).body).toMatchObject({ status: "failed_resumable", failure_code: "RUNNER_STOPPED" });
   }, 60_000);
 });
+
+/** Reads the run every 50 ms until `done` holds, failing once `boundMs` have passed since `since`; the run as read last. */
+async function pollRun(read: () => Promise<any>, done: (run: any) => boolean, since: number, boundMs: number): Promise<any> {
+  for (;;) {
+    const run = await read();
+    if (done(run)) return run;
+    expect(Date.now() - since).toBeLessThan(boundMs);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -10,8 +10,8 @@ import { issueBaseVars } from "../issue-label-lane.js";
 import { layerVars } from "../../pipeline/launch-vars.js";
 import { issueSubjectId, pullSubjectId } from "../../pipeline/subject-id.js";
 import { decideApproval } from "./approval-lane.js";
-import { CONVERSE_BOT, isApproval, knownCommands, routeCommand } from "./command-registry.js";
-import type { ForgeResponse, PendingBot } from "../../pipeline/forge-check.js";
+import { CONVERSE_BOT, type CommandRouting, isApproval, knownCommands, routeCommand } from "./command-registry.js";
+import type { ForgeResponse, PendingBot, PermissionGate } from "../../pipeline/forge-check.js";
 import { refusedReason, replierGate } from "./replier-gate.js";
 
 /** The pull request's page: GitLab's note URL carries the note as its fragment. */
@@ -57,22 +57,26 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
     return filtered(routing.reason);
   }
 
+  const where = { path, number, commentId, onPull, what };
+  return commandCheck(config, event, context, command, routing, replier.gate, respond, where);
+}
+
+/** The forge step's check of a routed command: the replier gate, the pull request's proof, and each bot's pending launch. */
+function commandCheck(
+  config: WebhookConfig,
+  event: ForgeEvent,
+  context: DeliveryContext,
+  command: ParsedCommand,
+  routing: Extract<CommandRouting, { ok: true }>,
+  gate: PermissionGate | undefined,
+  respond: ForgeResponse | undefined,
+  where: { path: string; number: number; commentId: string; onPull: boolean; what: string },
+): DeliveryDecision {
+  const { path, number, commentId, onPull, what } = where;
   const key = noteKey(config.tenant_id, config.id, event.projectId ?? path, commentId);
   const pullSubject = pullSubjectId(event.provider, path, number);
-  const base: Record<string, string> = onPull
-    ? { ...triggerVars(event, command), post_to_board: "false", pr_review_mode: "inline" }
-    : { ...issueBaseVars(event), ...triggerVars(event, command), surface: "issue" };
-  // GitLab's note URL names the note; the issue is the page without it.
-  if (!onPull && base.pr_url !== undefined) {
-    base.source_issue_ref = base.pr_url;
-    delete base.pr_url;
-  }
-  const bots: PendingBot[] = routing.bots.map((bot) => ({
-    botId: bot.botId,
-    vars: layerVars(base, bot.when === "when_args_empty" && onPull ? { re_review: "true" } : {}, bot.ruleVars),
-    idempotencyKey: routing.fanOut ? withBotSegment(key, bot.botId) : key,
-    improve: onPull && bot.botId === BRANCH_IMPROVE_BOT,
-  }));
+  const base = commandBaseVars(event, command, onPull);
+  const bots: PendingBot[] = routing.bots.map((bot) => pendingBot(bot, base, routing.fanOut ? withBotSegment(key, bot.botId) : key, onPull));
   // A question is bound to its comment under the pull request; a review or an improvement to the pull request.
   const asks = onPull && routing.bots.every((b) => b.botId === CONVERSE_BOT);
   return {
@@ -82,15 +86,15 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
       provider: event.provider,
       repo: path,
       number,
-      gate: replier.gate,
+      gate,
       refusedReason: refusedReason(config, event.actorLogin ?? "", what),
       provePull: onPull,
       ...(respond && { respond }),
       ...(bots.some((b) => b.improve) && { priorReviewBy: [...identityLogins(config, context)] }),
-      threadContext: onPull && command.args !== "" && event.threadId !== undefined ? event.threadId : undefined,
+      threadContext: onPull && command.args !== "" ? event.threadId : undefined,
       pending: {
         bots,
-        subjectId: !onPull ? issueSubjectId(event.provider, path, number) : asks ? `${pullSubject}/note:${commentId}` : pullSubject,
+        subjectId: commandSubjectId(event, path, number, commentId, onPull, asks),
         parentSubjectId: asks ? pullSubject : undefined,
         projectPath: path,
         repoUrl: event.repoUrl,
@@ -100,6 +104,40 @@ export function decideCommand(config: WebhookConfig, event: ForgeEvent, context:
       },
     },
   };
+}
+
+/** A command's own launch vars: on a pull request the trigger's, reviewed inline; on an issue the issue's too, with surface=issue. */
+function commandBaseVars(event: ForgeEvent, command: ParsedCommand, onPull: boolean): Record<string, string> {
+  if (onPull) return { ...triggerVars(event, command), post_to_board: "false", pr_review_mode: "inline" };
+  const base: Record<string, string> = { ...issueBaseVars(event), ...triggerVars(event, command), surface: "issue" };
+  // GitLab's note URL names the note; the issue is the page without it.
+  if (base.pr_url !== undefined) {
+    base.source_issue_ref = base.pr_url;
+    delete base.pr_url;
+  }
+  return base;
+}
+
+/** One routed bot's pending launch: a bare command re-reviews; the branch-improvement bot on a pull request improves it. */
+function pendingBot(
+  bot: { botId: string; when?: string; ruleVars: Record<string, string> },
+  base: Record<string, string>,
+  idempotencyKey: string,
+  onPull: boolean,
+): PendingBot {
+  return {
+    botId: bot.botId,
+    vars: layerVars(base, bot.when === "when_args_empty" && onPull ? { re_review: "true" } : {}, bot.ruleVars),
+    idempotencyKey,
+    improve: onPull && bot.botId === BRANCH_IMPROVE_BOT,
+  };
+}
+
+/** The issue; a question's own comment under the pull request; or the pull request. */
+function commandSubjectId(event: ForgeEvent, path: string, number: number, commentId: string, onPull: boolean, asks: boolean): string {
+  if (!onPull) return issueSubjectId(event.provider, path, number);
+  const pullSubject = pullSubjectId(event.provider, path, number);
+  return asks ? `${pullSubject}/note:${commentId}` : pullSubject;
 }
 
 /** Where the command may be answered: its comment or note, on a pull request or an issue. */
