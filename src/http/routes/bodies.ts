@@ -1,6 +1,8 @@
 import { Type, type Static, type TSchema } from "typebox";
 import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
-import type { connectionView } from "../../connections/connection-views.js";
+import type { connectionView, repoBotView } from "../../connections/connection-views.js";
+import type { ProvisionService } from "../../connections/provision-service.js";
+import type { UsageViews } from "../../metering/usage-views.js";
 import type { cardView } from "../../surfaces/board-service.js";
 import type { scheduleView } from "../../surfaces/schedule-service.js";
 import type { subscriptionView } from "../../surfaces/trigger-service.js";
@@ -462,8 +464,77 @@ export const PasswordReset = Obj(
 
 export const SessionsClosed = Obj({ closed: Int }, { $id: "SessionsClosed", description: "How many sessions were ended" });
 
+export const RepoBot = Obj(
+  {
+    id: Str,
+    connection_id: Str,
+    repo: Str,
+    webhook_id: Nullable(Type.String({ description: "The webhook it provisioned" })),
+    hook_id: Nullable(Type.String({ description: "The forge's id of its webhook" })),
+    hook_url: MaybeStr,
+    gate_context: MaybeStr,
+    auto_fix_on_gate_failure: Type.Boolean(),
+    review_after_gate: Type.Boolean(),
+    security_read: Type.Union([Obj({ enabled: Type.Boolean() }), Obj({ enabled: Type.Boolean(), secret_id: Str, expires_at: MaybeTime })], {
+      description: "Whether runs get a read token for the repository's security alerts",
+    }),
+    created_at: Time,
+    updated_at: Time,
+  },
+  { $id: "RepoBot", description: "A bot installed on a repository" },
+);
+
+export const ProvisionedRepoBot = Obj(
+  {
+    ...RepoBot.properties,
+    webhook: Type.Optional(ref(Webhook)),
+    forge_written: Type.Optional(Type.Boolean({ description: "The forge's webhook was written by this call" })),
+  },
+  { $id: "ProvisionedRepoBot", description: "A repository bot with the webhook it provisioned" },
+);
+
+export const OrgUsage = Obj(
+  {
+    month: Type.String({ description: "YYYY-MM (UTC)" }),
+    scope: Enum(["admin", "org"] as const),
+    org: ref(Org),
+    members: Int,
+    effective_memory_quota_bytes: Int,
+    monthly_run_quota: Int,
+    runs_this_month: Int,
+    cost_usd_this_month: Type.Number(),
+    input_tokens_this_month: Int,
+    output_tokens_this_month: Int,
+    aggregate_tokens_this_month: Int,
+    monthly_cost_cap_usd: Type.Number(),
+    max_concurrent_runs: Int,
+    active_runs: Int,
+    webhook_calls_this_month: Int,
+    memory_used_bytes: Int,
+    api_key_count: Int,
+    generic_secret_count: Int,
+    bot_binding_count: Int,
+    webhook_count: Int,
+    teams: Type.Array(Obj({ id: Str, name: Str, max_concurrent_runs: Int, launch_rate_per_min: Int, active_runs: Int })),
+  },
+  { $id: "OrgUsage", description: "An org's usage this month against its effective limits" },
+);
+
+export const DailyUsage = Obj(
+  {
+    month: Type.String({ description: "YYYY-MM (UTC)" }),
+    org_id: Str,
+    days: Type.Array(Obj({ date: Type.String({ format: "date" }), runs: Int, cost_usd: Type.Number() })),
+  },
+  { $id: "DailyUsage", description: "An org's month day by day: runs created and spend" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  RepoBot,
+  ProvisionedRepoBot,
+  OrgUsage,
+  DailyUsage,
   SignedIn,
   PasswordSet,
   PasswordReset,
@@ -529,9 +600,17 @@ type Checks = [
   Same<Static<typeof PasswordSet>, Awaited<ReturnType<Passwords["confirmReset"]>>>,
   Same<Static<typeof PasswordReset>, Awaited<ReturnType<Passwords["issueReset"]>>>,
   Same<Static<typeof SessionsClosed>, Awaited<ReturnType<Sessions["closeAllFor"]>>>,
+  Same<Static<typeof RepoBot>, ReturnType<typeof repoBotView>>,
+  Same<Static<typeof ProvisionedRepoBot>, Awaited<ReturnType<ProvisionService["view"]>>>,
+  Same<Static<typeof OrgUsage>, Awaited<ReturnType<UsageViews["orgUsage"]>>>,
+  Same<Static<typeof DailyUsage>, Awaited<ReturnType<UsageViews["orgDaily"]>>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
+  true,
+  true,
+  true,
   true,
   true,
   true,
