@@ -49,6 +49,14 @@ function firstProof(secret: string, previousSecret: string | undefined, check: (
   return previousSecret !== undefined && check(previousSecret).ok ? BY_PREVIOUS : current;
 }
 
+/** Decodes the proven body, taking a form body's `payload` field. */
+function acceptBody(rawBody: Buffer, form: boolean, rawSha256: string, byPrevious: boolean): VerifyResult {
+  const text = decodeUtf8(rawBody);
+  if (text === undefined) return badPayload("body is not UTF-8");
+  const payload = form ? formPayload(text) : text;
+  return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
+}
+
 /** A form body whose signed bytes are the JSON inside it: the form is decoded first (no JSON parse), then its payload proven. */
 function verifyFormPayload(
   input: VerifyInput,
@@ -74,13 +82,7 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
   const form = isFormEncoded(input.headers);
   if (form && signing.form === "refuse") return badPayload("form-encoded body is not accepted");
-  /** Decodes the proven body, taking a form body's `payload` field. */
-  const accept = (byPrevious = false): VerifyResult => {
-    const text = decodeUtf8(input.rawBody);
-    if (text === undefined) return badPayload("body is not UTF-8");
-    const payload = form ? formPayload(text) : text;
-    return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
-  };
+  const accept = (byPrevious = false): VerifyResult => acceptBody(input.rawBody, form, rawSha256, byPrevious);
 
   if (input.auth.mode === "arrival") return accept();
 
