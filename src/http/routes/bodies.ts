@@ -4,6 +4,11 @@ import type { connectionView } from "../../connections/connection-views.js";
 import type { cardView } from "../../surfaces/board-service.js";
 import type { scheduleView } from "../../surfaces/schedule-service.js";
 import type { subscriptionView } from "../../surfaces/trigger-service.js";
+import type { BotCatalog } from "../../bots/bot-catalog.js";
+import type { RunnerTokens } from "../../runs/desk/runner-tokens.js";
+import type { Passwords } from "../../tenancy/passwords.js";
+import type { SignIn } from "../../tenancy/sign-in.js";
+import type { Sessions, sessionView } from "../../tenancy/sessions.js";
 import type { runDetailView, runView } from "../../runs/run-views.js";
 import type { TenancyService } from "../../tenancy/tenancy-service.js";
 import type { AccessTokens } from "../../tenancy/tokens.js";
@@ -391,8 +396,82 @@ export const Card = Obj(
   { $id: "Card", description: "A board card" },
 );
 
+export const Bot = Obj(
+  {
+    id: Str,
+    name: Str,
+    description: Str,
+    builtin: Type.Boolean({ description: "A built-in bot (every org has it) rather than one the org registered" }),
+    created_at: Nullable(Type.String({ format: "date-time", description: "When the org registered it; null for a built-in" })),
+  },
+  { $id: "Bot", description: "A bot of an org's catalog" },
+);
+
+export const Session = Obj(
+  {
+    id: Str,
+    address: Type.String({ description: "The address the sign-in came from" }),
+    password_change_required: Type.Boolean(),
+    current: Type.Boolean({ description: "The session this request came with" }),
+    created_at: Time,
+    last_used_at: MaybeTime,
+    expires_at: Time,
+  },
+  { $id: "Session", description: "A signed-in session" },
+);
+
+export const Runner = Obj(
+  {
+    id: Str,
+    name: Str,
+    pool: Enum(["platform", "org"] as const),
+    org_id: MaybeStr,
+    last4: Str,
+    status: Enum(["online", "offline", "revoked"] as const, "online: seen within the connected window"),
+    created_at: Time,
+    rotated_at: MaybeTime,
+    last_seen_at: MaybeTime,
+    revoked_at: MaybeTime,
+  },
+  { $id: "Runner", description: "A registered runner (never its token)" },
+);
+
+export const NewRunner = Obj(
+  { ...Runner.properties, token: Type.String({ description: "The rnr_ token: shown this once" }) },
+  { $id: "NewRunner", description: "A runner just registered or rotated, with its token" },
+);
+
+export const SignedIn = Obj(
+  {
+    token: Type.String({ description: "The ses_ session token: shown this once" }),
+    session: ref(Session),
+    password_change_required: Type.Boolean({ description: "The session may only change the password until it is changed" }),
+  },
+  { $id: "SignedIn", description: "A new session" },
+);
+
+export const PasswordSet = Obj(
+  { user_id: Str, password_set_at: Time, password_change_required: Type.Boolean(), sessions_closed: Int },
+  { $id: "PasswordSet", description: "A password set, and how many of the user's other sessions it ended" },
+);
+
+export const PasswordReset = Obj(
+  { id: Str, user_id: Str, token: Type.String({ description: "The single-use reset code: shown this once" }), expires_at: Time },
+  { $id: "PasswordReset", description: "A password reset code issued for a user" },
+);
+
+export const SessionsClosed = Obj({ closed: Int }, { $id: "SessionsClosed", description: "How many sessions were ended" });
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  SignedIn,
+  PasswordSet,
+  PasswordReset,
+  SessionsClosed,
+  Bot,
+  Session,
+  Runner,
+  NewRunner,
   Webhook,
   NewWebhookToken,
   Run,
@@ -415,6 +494,8 @@ export const BODY_SCHEMAS = [
 
 /** Holds two types equal both ways: `true` only then. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** `true` when every A is a B. */
+type Fits<A, B> = [A] extends [B] ? true : false;
 type Checks = [
   Same<Static<typeof Run>, ReturnType<typeof runView>>,
   Same<Static<typeof RunDetail>, ReturnType<typeof runDetailView>>,
@@ -434,6 +515,52 @@ type Checks = [
   Same<Static<typeof Schedule>, ReturnType<typeof scheduleView>>,
   Same<Static<typeof Trigger>, ReturnType<typeof subscriptionView>>,
   Same<Static<typeof Card>, ReturnType<typeof cardView>>,
+  Same<Static<typeof Session>, ReturnType<typeof sessionView>>,
+  Same<Static<typeof Runner>, Awaited<ReturnType<RunnerTokens["list"]>>[number]>,
+  Same<Static<typeof NewRunner>, Awaited<ReturnType<RunnerTokens["create"]>>>,
+  Same<Static<typeof NewRunner>, Awaited<ReturnType<RunnerTokens["rotate"]>>>,
+  // A catalog entry is a built-in's or a registered bot's: each fits the one schema, which has all their fields.
+  Fits<Awaited<ReturnType<BotCatalog["list"]>>[number], Static<typeof Bot>>,
+  Same<keyof Awaited<ReturnType<BotCatalog["list"]>>[number], keyof Static<typeof Bot>>,
+  Fits<Awaited<ReturnType<BotCatalog["register"]>>, Static<typeof Bot>>,
+  Same<Static<typeof Session>, Extract<Awaited<ReturnType<SignIn["login"]>>, { token: string }>["session"]>,
+  Same<Static<typeof PasswordSet>, Awaited<ReturnType<Passwords["setByAdmin"]>>>,
+  Same<Static<typeof PasswordSet>, Awaited<ReturnType<Passwords["changeOwn"]>>>,
+  Same<Static<typeof PasswordSet>, Awaited<ReturnType<Passwords["confirmReset"]>>>,
+  Same<Static<typeof PasswordReset>, Awaited<ReturnType<Passwords["issueReset"]>>>,
+  Same<Static<typeof SessionsClosed>, Awaited<ReturnType<Sessions["closeAllFor"]>>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
-export const VIEWS_MATCH: Checks = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+export const VIEWS_MATCH: Checks = [
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+];

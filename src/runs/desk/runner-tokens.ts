@@ -134,13 +134,15 @@ export class RunnerTokens {
 
   private view(row: RunnerTokenRow) {
     const now = this.deps.clock.now();
+    const status: "online" | "offline" | "revoked" =
+      row.revoked_at !== null ? "revoked" : row.last_seen_at !== null && now - row.last_seen_at <= this.deps.connectedWithinMs ? "online" : "offline";
     return {
       id: row.id,
       name: row.name,
       pool: row.pool,
       org_id: row.org_id,
       last4: row.last4,
-      status: row.revoked_at !== null ? "revoked" : row.last_seen_at !== null && now - row.last_seen_at <= this.deps.connectedWithinMs ? "online" : "offline",
+      status,
       created_at: iso(row.created_at),
       rotated_at: iso(row.rotated_at),
       last_seen_at: iso(row.last_seen_at),
