@@ -49,6 +49,18 @@ function firstProof(secret: string, previousSecret: string | undefined, check: (
   return previousSecret !== undefined && check(previousSecret).ok ? BY_PREVIOUS : current;
 }
 
+/** Token mode: the provider's token header must carry the webhook's token. */
+function proveToken(
+  headers: ProviderHeaders,
+  input: VerifyInput,
+  auth: Extract<VerifyInput["auth"], { mode: "token" }>,
+  accept: () => VerifyResult,
+): VerifyResult {
+  if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
+  const check = checkDeliveryToken(input.headers, headers.token, auth.verifyToken);
+  return check.ok ? accept() : badSignature(check.reason);
+}
+
 /** Decodes the proven body, taking a form body's `payload` field. */
 function acceptBody(rawBody: Buffer, form: boolean, rawSha256: string, byPrevious: boolean): VerifyResult {
   const text = decodeUtf8(rawBody);
@@ -86,11 +98,7 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
 
   if (input.auth.mode === "arrival") return accept();
 
-  if (input.auth.mode === "token") {
-    if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
-    const check = checkDeliveryToken(input.headers, headers.token, input.auth.verifyToken);
-    return check.ok ? accept() : badSignature(check.reason);
-  }
+  if (input.auth.mode === "token") return proveToken(headers, input, input.auth, accept);
 
   if (input.auth.mode === "standard") {
     const { secret, previousSecret, now } = input.auth;
