@@ -49,6 +49,26 @@ function firstProof(secret: string, previousSecret: string | undefined, check: (
   return previousSecret !== undefined && check(previousSecret).ok ? BY_PREVIOUS : current;
 }
 
+/** Token mode: the provider's token header must carry the webhook's token. */
+function proveToken(
+  headers: ProviderHeaders,
+  input: VerifyInput,
+  auth: Extract<VerifyInput["auth"], { mode: "token" }>,
+  accept: () => VerifyResult,
+): VerifyResult {
+  if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
+  const check = checkDeliveryToken(input.headers, headers.token, auth.verifyToken);
+  return check.ok ? accept() : badSignature(check.reason);
+}
+
+/** Decodes the proven body, taking a form body's `payload` field. */
+function acceptBody(rawBody: Buffer, form: boolean, rawSha256: string, byPrevious: boolean): VerifyResult {
+  const text = decodeUtf8(rawBody);
+  if (text === undefined) return badPayload("body is not UTF-8");
+  const payload = form ? formPayload(text) : text;
+  return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
+}
+
 /** A form body whose signed bytes are the JSON inside it: the form is decoded first (no JSON parse), then its payload proven. */
 function verifyFormPayload(
   input: VerifyInput,
@@ -74,21 +94,11 @@ export function verifyBody(headers: ProviderHeaders, signing: BodySigning, input
   const rawSha256 = input.rawSha256 ?? sha256Hex(input.rawBody);
   const form = isFormEncoded(input.headers);
   if (form && signing.form === "refuse") return badPayload("form-encoded body is not accepted");
-  /** Decodes the proven body, taking a form body's `payload` field. */
-  const accept = (byPrevious = false): VerifyResult => {
-    const text = decodeUtf8(input.rawBody);
-    if (text === undefined) return badPayload("body is not UTF-8");
-    const payload = form ? formPayload(text) : text;
-    return payload === undefined ? badPayload(NO_PAYLOAD) : { ok: true, payload: markVerified(payload, rawSha256), byPrevious };
-  };
+  const accept = (byPrevious = false): VerifyResult => acceptBody(input.rawBody, form, rawSha256, byPrevious);
 
   if (input.auth.mode === "arrival") return accept();
 
-  if (input.auth.mode === "token") {
-    if (headers.token.length === 0) return badSignature("token mode is not supported by this provider");
-    const check = checkDeliveryToken(input.headers, headers.token, input.auth.verifyToken);
-    return check.ok ? accept() : badSignature(check.reason);
-  }
+  if (input.auth.mode === "token") return proveToken(headers, input, input.auth, accept);
 
   if (input.auth.mode === "standard") {
     const { secret, previousSecret, now } = input.auth;

@@ -81,13 +81,8 @@ export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], p
       return userOnly(user(), dirs);
     case "bwrap":
       return bwrapRequired(probe, dirs, root ? user : undefined);
-    case "auto": {
-      if (!linux) return none(`no sandbox on ${probe.platform}`);
-      const u = root ? user() : undefined;
-      if (probe.bwrapWorks(u)) return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
-      if (u) return userOnly(u, dirs);
-      return none("bubblewrap is not available and the runner does not run as root");
-    }
+    case "auto":
+      return linux ? bestSandbox(probe, dirs, root ? user() : undefined, none) : none(`no sandbox on ${probe.platform}`);
   }
 }
 
@@ -109,6 +104,13 @@ function bwrapRequired(probe: SandboxProbe, dirs: string[], user: (() => BotUser
     );
   }
   return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
+}
+
+/** SERVICE_RUNNER_SANDBOX=auto on Linux: bubblewrap where it works, else the user drop when root, else nothing. */
+function bestSandbox(probe: SandboxProbe, dirs: string[], u: BotUser | undefined, none: (why: string) => Sandbox): Sandbox {
+  if (probe.bwrapWorks(u)) return new Sandbox(u ? "bwrap+user" : "bwrap", dirs, u);
+  if (u) return userOnly(u, dirs);
+  return none("bubblewrap is not available and the runner does not run as root");
 }
 
 function userOnly(u: BotUser, dirs: string[]): Sandbox {
