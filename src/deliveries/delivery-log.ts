@@ -135,6 +135,7 @@ function sinceOf(since: string | number | undefined): number | undefined {
 /** A kept request as a reader sees it: signature and token headers redacted, a UTF-8 body as text, another as base64. */
 function requestView(r: OpenedRequest) {
   const text = r.body === null ? null : utf8(r.body);
+  const encoding: "utf8" | "base64" | null = r.body === null ? null : text === undefined ? "base64" : "utf8";
   return {
     id: r.id,
     received_at: iso(r.createdAt),
@@ -142,7 +143,7 @@ function requestView(r: OpenedRequest) {
     headers: shownHeaders(r.provider as ProviderName, r.headers),
     body_bytes: r.bodyBytes,
     body_kept: r.body !== null,
-    body_encoding: r.body === null ? null : text === undefined ? "base64" : "utf8",
+    body_encoding: encoding,
     body: r.body === null ? null : (text ?? r.body.toString("base64")),
   };
 }

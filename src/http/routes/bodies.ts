@@ -2,6 +2,8 @@ import { Type, type Static, type TSchema } from "typebox";
 import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
 import type { connectionView, repoBotView } from "../../connections/connection-views.js";
 import type { ProvisionService } from "../../connections/provision-service.js";
+import type { DeliveryLog } from "../../deliveries/delivery-log.js";
+import { TRACE_STEPS } from "../../deliveries/delivery-trace.js";
 import type { UsageViews } from "../../metering/usage-views.js";
 import type { cardView } from "../../surfaces/board-service.js";
 import type { scheduleView } from "../../surfaces/schedule-service.js";
@@ -529,8 +531,49 @@ export const DailyUsage = Obj(
   { $id: "DailyUsage", description: "An org's month day by day: runs created and spend" },
 );
 
+const TraceStep = Enum(TRACE_STEPS);
+export const DeliveryDetail = Obj(
+  {
+    delivery: ref(Delivery),
+    trace: Obj({
+      decided_by: TraceStep,
+      steps: Type.Array(Obj({ step: TraceStep, result: Enum(["passed", "decided", "not_reached"] as const), detail: MaybeStr })),
+    }),
+    run: Type.Union([Obj({ id: Str, status: RunStatus, bot_id: Str, failure_code: MaybeStr }), Type.Null()], { description: "The run it started" }),
+    request: Type.Union(
+      [
+        Obj({
+          id: Str,
+          received_at: Time,
+          expires_at: Time,
+          headers: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), { description: "Signatures and tokens redacted" }),
+          body_bytes: Int,
+          body_kept: Type.Boolean(),
+          body_encoding: Nullable(Enum(["utf8", "base64"] as const)),
+          body: MaybeStr,
+        }),
+        Type.Null(),
+      ],
+      { description: "The request as it arrived, when the webhook keeps payloads" },
+    ),
+    request_missing: Nullable(Type.String({ description: "Why no request is shown" })),
+    redelivery_of: Nullable(Type.String({ description: "The delivery this one sent again" })),
+    redelivery: Type.Union(
+      [Obj({ proof: Enum(["verified_again", "verified_on_arrival"] as const), fresh_key: Type.Boolean(), requested_by: MaybeStr }), Type.Null()],
+      { description: "How this delivery was sent again" },
+    ),
+    redelivered_as: Type.Array(Str, { description: "The deliveries that sent this one again" }),
+  },
+  { $id: "DeliveryDetail", description: "One delivery with the trace of the steps it passed, its run and its kept request" },
+);
+
+const OrgMembership = Obj({ org_id: Str, user_id: Str, role: Enum(["member", "admin"] as const) }, { description: "The org membership as it now is" });
+const TeamMembership = Obj({ team_id: Str, user_id: Str, role: Enum(["member", "admin"] as const) }, { description: "The team membership as it now is" });
+export { OrgMembership, TeamMembership };
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  DeliveryDetail,
   RepoBot,
   ProvisionedRepoBot,
   OrgUsage,
@@ -604,9 +647,11 @@ type Checks = [
   Same<Static<typeof ProvisionedRepoBot>, Awaited<ReturnType<ProvisionService["view"]>>>,
   Same<Static<typeof OrgUsage>, Awaited<ReturnType<UsageViews["orgUsage"]>>>,
   Same<Static<typeof DailyUsage>, Awaited<ReturnType<UsageViews["orgDaily"]>>>,
+  Same<Static<typeof DeliveryDetail>, Awaited<ReturnType<DeliveryLog["show"]>>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
   true,
   true,
   true,
