@@ -1,9 +1,11 @@
 import type { RunRow } from "../store/runs.js";
+import { NEW_RUN } from "../store/schema/runs.js";
 import type { LaunchRequest } from "./launch-types.js";
 
-/** A new run's row, every column named; `meterMonth` marks its first attempt as counted. */
+/** A new run's row: the schema's defaults, and what the request decides; `meterMonth` marks its first attempt as counted. */
 export function newRunRow(request: LaunchRequest, id: string, orgId: string, now: number, meterMonth: string | null): RunRow {
   return {
+    ...NEW_RUN,
     id,
     org_id: orgId,
     team_id: request.teamId,
@@ -21,28 +23,11 @@ export function newRunRow(request: LaunchRequest, id: string, orgId: string, now
     source: request.source,
     actor_user_id: request.actor.userId,
     actor_kind: request.actor.kind,
-    attempt: 1,
     metered_attempt: meterMonth ? 1 : 0,
     metered: meterMonth ? 1 : 0,
     metered_month: meterMonth,
-    retry_at: null,
-    auto_retries: 0,
-    runner_losses: 0,
-    dead_lettered_at: null,
-    dead_letter_reason: null,
-    failure_code: null,
-    failure_detail: null,
-    cancel_requested: 0,
-    claim_token: null,
-    claimed_by: null,
-    lease_expires_at: null,
     queued_at: now,
     created_at: now,
     updated_at: now,
-    started_at: null,
-    finished_at: null,
-    question: null,
-    answer: null,
-    summary: null,
   };
 }

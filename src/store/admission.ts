@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import type { OrgsTable, TeamsTable } from "./schema/tenancy.js";
-import { Compiled, isPostgres } from "./compiled.js";
+import { Compiled } from "./compiled.js";
+import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 
 /** The team and what the gate reads of its org. */
@@ -70,7 +71,7 @@ export async function loadTeamAndOrg(tx: Db, teamId: string, needsLock: (found: 
       updated_at: org_updated_at,
     },
   };
-  if (!isPostgres(tx) || !needsLock(found)) return found;
+  if (!dialect(tx).lockRows || !needsLock(found)) return found;
   const team2 = await tx.selectFrom("teams").selectAll().where("id", "=", teamId).forNoKeyUpdate().executeTakeFirst();
   const org2 = team2 && (await tx.selectFrom("orgs").selectAll().where("id", "=", team2.org_id).forNoKeyUpdate().executeTakeFirst());
   return team2 && org2 ? { team: team2, org: org2 } : undefined;

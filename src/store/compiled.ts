@@ -67,4 +67,3 @@ export function compiledInsert<Table>(table: string, columns: NewRowDefaults<Tab
 }
 
 /** The launch path's last two dialect checks (store/admission.ts, store/parked-launches.ts) still import it from here. */
-export { isPostgres } from "./dialect.js";

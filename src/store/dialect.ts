@@ -30,7 +30,7 @@ export function dialect(db: Kysely<any>): DialectCapabilities {
   return isPostgres(db) ? POSTGRES : SQLITE;
 }
 
-/** True when `db` (or a transaction of it) runs on PostgreSQL. Operations ask {@link dialect} instead. */
-export function isPostgres(db: Kysely<any>): boolean {
+/** True when `db` (or a transaction of it) runs on PostgreSQL. */
+function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }

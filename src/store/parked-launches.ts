@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { ParkedLaunchesTable } from "./schema/intake.js";
-import { isPostgres } from "./compiled.js";
+import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 
 export type ParkedLaunch = Selectable<ParkedLaunchesTable>;
@@ -8,7 +8,7 @@ export type ParkedLaunch = Selectable<ParkedLaunchesTable>;
 /** The launch parked for a webhook, bot and subject; locked until the transaction ends (PostgreSQL). */
 export async function findParked(tx: Db, webhookId: string, botId: string, subjectId: string): Promise<ParkedLaunch | undefined> {
   const q = tx.selectFrom("parked_launches").selectAll().where("webhook_id", "=", webhookId).where("bot_id", "=", botId).where("subject_id", "=", subjectId);
-  return (isPostgres(tx) ? q.forUpdate() : q).executeTakeFirst();
+  return (dialect(tx).lockRows ? q.forUpdate() : q).executeTakeFirst();
 }
 
 /** A new parked launch; a concurrent one for the same webhook, bot and subject raises a unique violation. */
