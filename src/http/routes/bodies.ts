@@ -571,8 +571,32 @@ const OrgMembership = Obj({ org_id: Str, user_id: Str, role: Enum(["member", "ad
 const TeamMembership = Obj({ team_id: Str, user_id: Str, role: Enum(["member", "admin"] as const) }, { description: "The team membership as it now is" });
 export { OrgMembership, TeamMembership };
 
+export const CredentialUsage = Obj(
+  {
+    month: Type.String({ description: "YYYY-MM (UTC)" }),
+    scope: Obj({ tier: MaybeStr, fingerprint: MaybeStr, repo: MaybeStr, team_id: MaybeStr }, { description: "The filters applied" }),
+    credentials: Type.Array(
+      Obj({
+        fingerprint: Str,
+        provider: Str,
+        tier: Str,
+        repo: Type.Optional(Type.String({ description: "With a `repo` filter" })),
+        metered_usd: Type.Number({ description: "Real money spent" }),
+        estimated_usd: Type.Number({ description: "Subscription-equivalent estimate, never added to metered" }),
+        attempts: Int,
+        input_tokens: Int,
+        output_tokens: Int,
+        aggregate_tokens: Int,
+        tenants: Type.Optional(Type.Integer({ description: "Teams that used it (across teams only)" })),
+      }),
+    ),
+  },
+  { $id: "CredentialUsage", description: "Usage by credential this month: one line per key fingerprint" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  CredentialUsage,
   DeliveryDetail,
   RepoBot,
   ProvisionedRepoBot,

@@ -5,6 +5,7 @@ import {
   BODY_SCHEMAS,
   Bot,
   Card,
+  CredentialUsage,
   DeliveryDetail,
   OrgMembership,
   TeamMembership,
@@ -71,7 +72,7 @@ const as = (body: TSchema) => ({ body });
 
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /api/admin/orgs": doc("createOrg", "Create an org (super-admin)", { ...created, ...as(Org) }),
-  "GET /api/admin/orgs": doc("listOrgs", "List every org (super-admin)"),
+  "GET /api/admin/orgs": doc("listOrgs", "List every org (super-admin)", { list: "orgs", ...as(Org) }),
   "GET /api/admin/orgs/:id": doc("getOrg", "Show an org (super-admin)", as(Org)),
   "PATCH /api/admin/orgs/:id": doc("updateOrg", "Change an org's name, status or limits (super-admin)", as(Org)),
   "POST /api/orgs/:id/teams": doc("createTeam", "Create a team in an org", { ...created, ...as(Team) }),
@@ -154,8 +155,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/admin/orgs/:id/usage": doc("getOrgUsageAdmin", "An org's usage this month (super-admin)", as(OrgUsage)),
   "GET /api/orgs/:id/usage": doc("getOrgUsage", "An org's usage this month", as(OrgUsage)),
   "GET /api/orgs/:id/usage/daily": doc("getOrgDailyUsage", "An org's month day by day: runs created and spend", as(DailyUsage)),
-  "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential"),
-  "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)"),
+  "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential", as(CredentialUsage)),
+  "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)", as(CredentialUsage)),
   "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),
   "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", { ...created, ...as(Connection) }),
   "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections", { list: "connections", ...as(Connection) }),
