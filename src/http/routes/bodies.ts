@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from "typebox";
 import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
 import type { connectionView, repoBotView } from "../../connections/connection-views.js";
 import type { ProvisionService } from "../../connections/provision-service.js";
+import type { RepoBotHealth as RepoBotHealthService } from "../../connections/repo-bot-health.js";
 import type { DeliveryLog } from "../../deliveries/delivery-log.js";
 import { TRACE_STEPS } from "../../deliveries/delivery-trace.js";
 import type { UsageViews } from "../../metering/usage-views.js";
@@ -624,8 +625,58 @@ export const RedeliveryResult = Obj(
   { $id: "RedeliveryResult", description: "A stored delivery sent again, and how the endpoint answered it" },
 );
 
+export const RepoBotHealth = Obj(
+  {
+    repo_bot_id: Str,
+    repo: Str,
+    provider: Str,
+    webhook_id: MaybeStr,
+    status: Enum(["healthy", "degraded", "broken"] as const),
+    problems: Type.Array(
+      Obj({
+        code: Enum(["forge_unreachable", "hook_missing", "hook_moved", "hook_disabled", "events_missing", "deliveries_failing", "signature_refused"] as const),
+        detail: Str,
+      }),
+    ),
+    hook_id: MaybeStr,
+    hook_url: MaybeStr,
+    hook_written_at: MaybeTime,
+    hook: Type.Union(
+      [
+        Obj({
+          id: Str,
+          url: Str,
+          active: Type.Boolean(),
+          events: Nullable(StrList),
+          alert_status: Type.Optional(Type.String({ description: "GitLab: executable, disabled or temporarily_disabled" })),
+          disabled_until: Type.Optional(MaybeStr),
+        }),
+        Type.Null(),
+      ],
+      { description: "The hook as the forge shows it" },
+    ),
+    deliveries: Type.Union(
+      [
+        Obj({
+          checked: Int,
+          failed: Int,
+          failing_streak: Int,
+          latest_failure: Type.Union([Obj({ status_code: Int, status: Str, delivered_at: Str }), Type.Null()]),
+          latest_success_at: MaybeStr,
+        }),
+        Type.Null(),
+      ],
+      { description: "The forge's record of its latest deliveries, where it keeps one" },
+    ),
+    received: Obj({ last_delivery_at: MaybeTime, refused_since_written: Int, last_refused_at: MaybeTime }),
+    checked_at: Time,
+  },
+  { $id: "RepoBotHealth", description: "A repository bot's webhook as the forge and the service see it" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  RepoBotHealth,
   PingResult,
   RedeliveryResult,
   CredentialUsage,
@@ -704,9 +755,11 @@ type Checks = [
   Same<Static<typeof OrgUsage>, Awaited<ReturnType<UsageViews["orgUsage"]>>>,
   Same<Static<typeof DailyUsage>, Awaited<ReturnType<UsageViews["orgDaily"]>>>,
   Same<Static<typeof DeliveryDetail>, Awaited<ReturnType<DeliveryLog["show"]>>>,
+  Fits<Awaited<ReturnType<RepoBotHealthService["check"]>>, Static<typeof RepoBotHealth>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
   true,
   true,
   true,
