@@ -594,8 +594,40 @@ export const CredentialUsage = Obj(
   { $id: "CredentialUsage", description: "Usage by credential this month: one line per key fingerprint" },
 );
 
+/** What the delivery endpoint answered: its status and its JSON body (see `receiveDelivery`). */
+const EndpointAnswer = Obj(
+  {
+    status: Type.Integer({ description: "The delivery endpoint's status" }),
+    body: Type.Object({}, { additionalProperties: true, description: "The delivery endpoint's answer body" }),
+  },
+  { description: "The delivery endpoint's answer" },
+);
+
+export const PingResult = Obj(
+  {
+    event: Type.String({ description: "The test event sent" }),
+    reached: Type.Boolean({ description: "The endpoint took it (a 2xx, not invalid)" }),
+    delivery_id: MaybeStr,
+    answer: EndpointAnswer,
+  },
+  { $id: "PingResult", description: "A signed test delivery and how the endpoint answered it" },
+);
+
+export const RedeliveryResult = Obj(
+  {
+    redelivery_of: Str,
+    delivery_ids: StrList,
+    proof: Enum(["verified_again", "verified_on_arrival"] as const),
+    fresh_key: Type.Boolean(),
+    answer: EndpointAnswer,
+  },
+  { $id: "RedeliveryResult", description: "A stored delivery sent again, and how the endpoint answered it" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  PingResult,
+  RedeliveryResult,
   CredentialUsage,
   DeliveryDetail,
   RepoBot,
