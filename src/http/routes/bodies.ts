@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from "typebox";
 import type { apiKeyView, secretView } from "../../credentials/credential-views.js";
 import type { connectionView, repoBotView } from "../../connections/connection-views.js";
 import type { ProvisionService } from "../../connections/provision-service.js";
+import type { RepoBots } from "../../connections/repo-bots.js";
 import type { RepoBotHealth as RepoBotHealthService } from "../../connections/repo-bot-health.js";
 import type { DeliveryLog } from "../../deliveries/delivery-log.js";
 import { TRACE_STEPS } from "../../deliveries/delivery-trace.js";
@@ -674,8 +675,22 @@ export const RepoBotHealth = Obj(
   { $id: "RepoBotHealth", description: "A repository bot's webhook as the forge and the service see it" },
 );
 
+export const ForgeRepo = Obj(
+  {
+    repo: Str,
+    connection_id: Str,
+    provider: Str,
+    provisioned: Type.Boolean({ description: "A repository bot's webhook is on it" }),
+    repo_bot_id: MaybeStr,
+    hook_id: MaybeStr,
+    hook: Nullable(Enum(["ok", "moved", "missing"] as const, "The provisioned hook as the forge shows it")),
+  },
+  { $id: "ForgeRepo", description: "A repository a connection can reach" },
+);
+
 /** The named schemas, each under components.schemas by its $id. */
 export const BODY_SCHEMAS = [
+  ForgeRepo,
   RepoBotHealth,
   PingResult,
   RedeliveryResult,
@@ -756,9 +771,11 @@ type Checks = [
   Same<Static<typeof DailyUsage>, Awaited<ReturnType<UsageViews["orgDaily"]>>>,
   Same<Static<typeof DeliveryDetail>, Awaited<ReturnType<DeliveryLog["show"]>>>,
   Fits<Awaited<ReturnType<RepoBotHealthService["check"]>>, Static<typeof RepoBotHealth>>,
+  Fits<Awaited<ReturnType<RepoBots["repos"]>>[number], Static<typeof ForgeRepo>>,
 ];
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
   true,
   true,
   true,
