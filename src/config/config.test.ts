@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseDuration } from "./config.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { parseDuration } from "./env-reader.js";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
 
