@@ -1,48 +1,25 @@
 import type { RouteOptions } from "fastify";
 import { Type, type TSchema } from "typebox";
+import { ApiKey, Bot, CredentialUsage, DailyUsage, NewRunner, NewWebhookToken, OrgUsage, Run, RunDetail, Runner, Secret, Webhook } from "./bodies.js";
+import { idOf, ref } from "./body-schema.js";
+import { Connection, ForgeRepo, ProvisionedRepoBot, RepoBot, RepoBotHealth } from "./connection-bodies.js";
+import { Delivery, DeliveryDetail, DeliveryPage, PingResult, RedeliveryResult } from "./delivery-bodies.js";
+import { Card, EmitAnswer, Schedule, Trigger } from "./surface-bodies.js";
 import {
-  ApiKey,
-  BODY_SCHEMAS,
-  Bot,
-  Card,
-  ForgeRepo,
-  RepoBotHealth,
-  PingResult,
-  RedeliveryResult,
-  CredentialUsage,
-  DeliveryDetail,
-  OrgMembership,
-  TeamMembership,
-  DailyUsage,
-  OrgUsage,
-  ProvisionedRepoBot,
-  RepoBot,
-  PasswordReset,
-  PasswordSet,
-  SessionsClosed,
-  SignedIn,
-  NewRunner,
-  Runner,
-  Session,
-  NewWebhookToken,
-  Webhook,
-  Connection,
-  EmitAnswer,
-  Schedule,
-  Trigger,
-  DeliveryPage,
   Me,
   NewToken,
   Org,
-  Run,
-  RunDetail,
-  Secret,
+  OrgMembership,
+  PasswordReset,
+  PasswordSet,
+  Session,
+  SessionsClosed,
+  SignedIn,
   Team,
+  TeamMembership,
   Token,
   User,
-  idOf,
-  ref,
-} from "./bodies.js";
+} from "./tenancy-bodies.js";
 import { DenialEnvelope, ErrorBody } from "./schemas.js";
 
 /**
@@ -224,7 +201,46 @@ const successOf = (d: RouteDoc) =>
   d.body ? (d.list ? listOfItems(d.list, d.body) : idOf(d.body) ? ref(d.body) : d.body) : d.list ? listOf(d.list) : AnyObject;
 
 /** The shared schemas the responses point to (components.schemas in the document). */
-export const SHARED_SCHEMAS = [ErrorBody, DenialEnvelope, ...BODY_SCHEMAS];
+export const SHARED_SCHEMAS = [
+  ErrorBody,
+  DenialEnvelope,
+  ForgeRepo,
+  RepoBotHealth,
+  PingResult,
+  RedeliveryResult,
+  CredentialUsage,
+  DeliveryDetail,
+  RepoBot,
+  ProvisionedRepoBot,
+  OrgUsage,
+  DailyUsage,
+  SignedIn,
+  PasswordSet,
+  PasswordReset,
+  SessionsClosed,
+  Bot,
+  Session,
+  Runner,
+  NewRunner,
+  Webhook,
+  NewWebhookToken,
+  Run,
+  RunDetail,
+  Delivery,
+  Org,
+  Team,
+  User,
+  Me,
+  Token,
+  NewToken,
+  ApiKey,
+  Secret,
+  Connection,
+  Schedule,
+  Trigger,
+  EmitAnswer,
+  Card,
+];
 
 /** Fills a route's summary, operationId and responses from ROUTE_DOCS (routes already in the document only). */
 export function documentRoute(r: RouteOptions): void {
