@@ -1,5 +1,6 @@
 import type { components } from "@octokit/openapi-types";
 import { FakeServer, type Answer, type RecordedRequest, type Route } from "./fake-server.js";
+import { applyCheckRun, checkRunBody, type FakeCheckRun } from "./fake-github-checks.js";
 import { IdSequence, WORLD, type DeepPartial } from "./world.js";
 
 /** GitHub's REST API (as GitHub Enterprise Server mounts it, under /api/v3), shaped by GitHub's OpenAPI description. */
@@ -36,18 +37,6 @@ export interface FakeCommitStatus {
   context: string;
   description: string;
   targetUrl: string;
-}
-
-export interface FakeCheckRun {
-  id: number;
-  repo: string;
-  headSha: string;
-  name: string;
-  status: string;
-  conclusion: string | null;
-  detailsUrl: string;
-  title: string;
-  summary: string;
 }
 
 // GitHub's legacy `permission` folds maintain into write and triage into read.
@@ -163,45 +152,9 @@ export class FakeGitHub {
     };
   }
 
-  checkRunBody(r: FakeCheckRun): DeepPartial<Schemas["check-run"]> {
-    return {
-      id: r.id,
-      node_id: `CR_${r.id}`,
-      head_sha: r.headSha,
-      external_id: "",
-      url: `https://api.github.test/repos/${r.repo}/check-runs/${r.id}`,
-      html_url: `https://github.test/${r.repo}/runs/${r.id}`,
-      details_url: r.detailsUrl,
-      status: r.status as "queued",
-      conclusion: r.conclusion as "success" | null,
-      started_at: WORLD.updatedAt,
-      completed_at: r.status === "completed" ? WORLD.updatedAt : null,
-      output: { title: r.title, summary: r.summary, text: null, annotations_count: 0, annotations_url: "" },
-      name: r.name,
-      check_suite: { id: 5 },
-      pull_requests: [],
-    };
-  }
-
   nextId(): number {
     return this.ids.take();
   }
-}
-
-/** A create or update's fields onto the check run; `completed` wants a conclusion, as GitHub asks. */
-function applyCheckRun(run: FakeCheckRun, b: Record<string, any>): FakeCheckRun {
-  if (typeof b.status === "string") run.status = b.status;
-  if (typeof b.conclusion === "string") {
-    run.conclusion = b.conclusion;
-    run.status = "completed";
-  }
-  if (run.status !== "completed") run.conclusion = null;
-  if (typeof b.details_url === "string") run.detailsUrl = b.details_url;
-  if (b.output) {
-    run.title = String(b.output.title ?? "");
-    run.summary = String(b.output.summary ?? "");
-  }
-  return run;
 }
 
 const SEG = "[^/]+";
@@ -384,7 +337,7 @@ function routes(fake: () => FakeGitHub): Route[] {
           summary: "",
         };
         fake().checkRuns.set(run.id, run);
-        return json(201, fake().checkRunBody(applyCheckRun(run, b)));
+        return json(201, checkRunBody(applyCheckRun(run, b)));
       },
     },
     {
@@ -393,7 +346,7 @@ function routes(fake: () => FakeGitHub): Route[] {
       answer: ({ owner, repo, id }, req) => {
         const run = fake().checkRuns.get(Number(id));
         if (!run || run.repo !== `${owner}/${repo}`) return notFound;
-        return json(200, fake().checkRunBody(applyCheckRun(run, req.body as Record<string, any>)));
+        return json(200, checkRunBody(applyCheckRun(run, req.body as Record<string, any>)));
       },
     },
     {
