@@ -5,6 +5,7 @@ import { forgejoWebhook } from "./forgejo-webhook.js";
 
 /** Forgejo, and Gitea (and Gogs) whose API and hooks Forgejo keeps. */
 export const forgejo = {
+  name: "forgejo",
   provider: forgejoWebhook,
   api: forgejoApi,
   hooks: { build: (http) => forgejoHooks(http), headers: {} },

@@ -5,6 +5,7 @@ import { githubWebhook } from "./github-webhook.js";
 
 /** GitHub and GitHub Enterprise Server. */
 export const github = {
+  name: "github",
   provider: githubWebhook,
   api: githubApi,
   hooks: { build: githubHooks, headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" } },

@@ -5,6 +5,7 @@ import { gitlabWebhook } from "./gitlab-webhook.js";
 
 /** GitLab, gitlab.com or self-managed. */
 export const gitlab = {
+  name: "gitlab",
   provider: gitlabWebhook,
   api: gitlabApi,
   hooks: { build: (http) => gitlabHooks(http), headers: {} },
