@@ -1,11 +1,13 @@
 import type { ForgeNameOf, ForgeProviderName } from "../../webhooks/provider-names.js";
+import type { ForgeConnecting } from "./forge-connecting.js";
 import type { HookModule } from "./forge-hooks.js";
 import type { ForgeModule } from "./forge-module.js";
 import type { NamedProvider } from "./provider.js";
 
 /**
  * Everything the service knows of one forge, held in its own folder: its webhook deliveries
- * (verification and parsing), its REST API, and its repository hooks. `N` is the spec's name
+ * (verification and parsing), its REST API, its repository hooks, and what connecting to it
+ * depends on (its Apps, the org tokens it mints, its repository paths). `N` is the spec's name
  * for it, which its deliveries carry; `name` its own, as the table of provider names gives it.
  */
 export interface Forge<N extends ForgeProviderName = ForgeProviderName> {
@@ -13,6 +15,7 @@ export interface Forge<N extends ForgeProviderName = ForgeProviderName> {
   provider: NamedProvider<N>;
   api: ForgeModule;
   hooks: HookModule;
+  connecting: ForgeConnecting;
 }
 
 /**
