@@ -12,7 +12,12 @@ describe("a forge's Apps", () => {
   });
 
   it("open on GitHub, and are refused on a forge without them before any call", () => {
-    expect(Object.keys(openForgeApp(new ForgeNetwork(), "forge_b", null, APP)).sort()).toEqual(["identity", "installationToken", "repositoryToken", "securityTokens"]);
+    expect(Object.keys(openForgeApp(new ForgeNetwork(), "forge_b", null, APP)).sort()).toEqual([
+      "identity",
+      "installationToken",
+      "repositoryToken",
+      "securityTokens",
+    ]);
     const refused = (() => {
       try {
         openForgeApp(new ForgeNetwork(), "forge_a", null, APP);
