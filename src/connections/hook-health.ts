@@ -104,10 +104,9 @@ function forgeProblems(f: HookFacts): HealthProblem[] {
   return problems;
 }
 
+/** The forge's reason where it gives one (GitLab's failure holds), else that it is off. */
 function disabledWhy(hook: HookState): string {
-  if (hook.alertStatus === "temporarily_disabled") return `GitLab holds the hook back after failing deliveries until ${hook.disabledUntil ?? "a later time"}`;
-  if (hook.alertStatus === "disabled") return "GitLab disabled the hook after failing deliveries";
-  return "the hook is switched off on the forge";
+  return hook.inactiveWhy ?? "the hook is switched off on the forge";
 }
 
 function refusedProblems(f: HookFacts): HealthProblem[] {

@@ -3,21 +3,8 @@
  * hash, fingerprint and sealed HMAC secret are kept apart ({@link WebhookSecrets}) so a
  * config can be logged, listed and returned without them.
  */
-export type ProviderName = "forge_a" | "forge_b" | "forge_c" | "generic";
-export const PROVIDERS: readonly ProviderName[] = ["forge_a", "forge_b", "forge_c", "generic"];
-
-/** Aliases accepted on input; stored and returned as the canonical spec names. */
-export const PROVIDER_ALIASES: Record<string, ProviderName> = {
-  forge_a: "forge_a",
-  gitlab: "forge_a",
-  forge_b: "forge_b",
-  github: "forge_b",
-  forge_c: "forge_c",
-  forgejo: "forge_c",
-  gitea: "forge_c",
-  gogs: "forge_c",
-  generic: "generic",
-};
+export { PROVIDERS, type ProviderName } from "./provider-names.js";
+import type { ProviderName } from "./provider-names.js";
 
 export { BOARD_MODES, type BoardMode } from "../tenancy/board-mode.js";
 import type { BoardMode } from "../tenancy/board-mode.js";

@@ -16,6 +16,8 @@ export interface HookState extends ForgeHook {
   /** GitLab: `executable`, `disabled` or `temporarily_disabled` (until `disabledUntil`). */
   alertStatus?: string;
   disabledUntil?: string | null;
+  /** Why the forge does not call it, where the forge says more than that it is off (GitLab's holds after failing deliveries). */
+  inactiveWhy?: string;
 }
 
 /** One delivery of a hook as the forge recorded it (GitHub's hook deliveries). */
