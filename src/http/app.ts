@@ -11,6 +11,7 @@ import { deliveryFastPath } from "./delivery-fast-path.js";
 import { answerClientError, createHttpServer } from "./http-server.js";
 import { answerBody, answerFrameworkError, installErrorHandler } from "./error-handler.js";
 import type { DeliveryReceiver } from "./receive-delivery.js";
+import { describeRequestSpan, handleTraced } from "./request-span.js";
 import { routeModules } from "./routes/index.js";
 import { SHARED_SCHEMAS, TAGS, documentRoute } from "./routes/route-docs.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
@@ -93,7 +94,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Forge deliveries first go to the fast path; whatever it does not take goes to Fastify.
     serverFactory: (handler) =>
       createHttpServer(services.config.http, (req, res) => {
-        if (!fastPath(req, res)) handler(req, res);
+        if (!fastPath(req, res)) handleTraced(req, res, handler);
       }),
     clientErrorHandler: answerClientError(options.logger),
     frameworkErrors: answerFrameworkError,
@@ -197,6 +198,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       status: reply.statusCode,
       durationMs: reply.elapsedTime,
     });
+    describeRequestSpan(request.raw, { method: request.method, route, status: reply.statusCode, requestId: request.id });
     done();
   });
 
