@@ -128,6 +128,7 @@ export function composeServices(infra: Infrastructure): Services {
     clock,
     sealer: infra.sealer,
     connections,
+    metrics: infra.metrics,
     log: infra.log.child({ component: "token-revocations" }),
   });
   const securityRead = new SecurityRead({

@@ -235,7 +235,7 @@ export class Launcher {
     const now = this.deps.clock.now();
     const failed = await this.deps.store.tx(async (tx) => {
       const released = await runs.releaseMetering(tx, runId);
-      if (released) await addOrgRuns(tx, released.orgId, released.month, -1, now);
+      if (released) await addOrgRuns(tx, released.orgId, released.month, -1);
       return runs.failActiveRun(tx, runId, "LAUNCH_FAILED", cause, now);
     });
     if (failed) this.deps.metrics.runsFinished.inc({ status: "failed" });
@@ -266,11 +266,11 @@ export class Launcher {
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const written = await write(tx, org.id, now, verdict.month);
         await this.runHook(options, tx, written.run);
-        // Metering last: the org's usage row is what concurrent launches share, so its row
-        // lock (PostgreSQL) is held only from here to the commit.
+        // Metering last: the month's run count is what concurrent launches share, so its row
+        // lock (PostgreSQL: this connection's tally slot) is held only from here to the commit.
         stage = "meter";
         const counted = written.counted ? written.run : await this.markMetered(tx, written.run, verdict.month);
-        if (counted) await addOrgRuns(tx, org.id, verdict.month, 1, now);
+        if (counted) await addOrgRuns(tx, org.id, verdict.month, 1);
         stage = "check";
         return { kind: "launched", run: counted ?? written.run, metered: true };
       });

@@ -34,6 +34,7 @@ export async function openConfiguredStore(config: Config, log: Logger): Promise<
       databaseUrl: config.databaseUrl,
       sqlitePath: path.join(config.dataDir, "service.db"),
       sqliteSync: config.sqliteSync,
+      sqliteWriterThread: config.sqliteWriterThread,
       pgPoolSize: config.databasePoolSize,
       log: log.child({ component: "store" }),
     });

@@ -13,6 +13,8 @@ export interface Config {
   /** postgres://… selects PostgreSQL; empty means the embedded SQLite file in dataDir. */
   databaseUrl: string;
   sqliteSync: "normal" | "full";
+  /** Whether a SQLite file store may write deliveries on a thread of its own while the event loop is busy. */
+  sqliteWriterThread: boolean;
   /** PostgreSQL connections this process keeps at most. */
   databasePoolSize: number;
   /** iap_… token that is a super-admin's from the first start on. */
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir: path.resolve(cwd, read.string("SERVICE_DATA_DIR", "data")),
     databaseUrl,
     sqliteSync: read.oneOf("SERVICE_SQLITE_SYNC", ["normal", "full"] as const, "normal"),
+    sqliteWriterThread: read.oneOf("SERVICE_SQLITE_WRITER_THREAD", ["on", "off"] as const, "on") === "on",
     databasePoolSize: read.integer("SERVICE_DATABASE_POOL_SIZE", 10, 1, 200),
     adminToken,
     logLevel: read.oneOf("SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),

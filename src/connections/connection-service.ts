@@ -17,10 +17,10 @@ import { type ConnectionCredential, credentialOf, type CredentialInput, identity
 import { onForge } from "./forge-errors-as-service.js";
 import type { InstallationTokens } from "./installation-tokens.js";
 import type { ForgeHooks } from "../forges/shared/forge-hooks.js";
-import { type AppCredential, githubApp } from "../forges/github/github-app.js";
+import type { AppCredential } from "../forges/shared/forge-connecting.js";
+import { forgeApps, openForgeApp } from "../forges/open-app.js";
 import { openForgeHooks, openForgeHttp } from "../forges/open-hooks.js";
-import { githubSecurityTokens } from "../forges/github/github-security-tokens.js";
-import { gitlabSecurityTokens } from "../forges/gitlab/gitlab-security-tokens.js";
+import { forges } from "../forges/registry.js";
 import type { SecurityTokenIssuer } from "../forges/shared/security-tokens.js";
 import { parseWebhookBase } from "./webhook-base.js";
 
@@ -72,7 +72,7 @@ export class ConnectionService {
       const who = await identityOf(this.deps.forgeClients, provider, baseUrl, credential);
       // An App must also be installed where it says: its installation mints a token, or the connection is refused.
       if (credential.kind === "app")
-        await onForge("the installation", () => githubApp(this.deps.forgeClients.network, baseUrl, credential.app).installationToken());
+        await onForge("the installation", () => openForgeApp(this.deps.forgeClients.network, provider, baseUrl, credential.app).installationToken());
       return who;
     });
     const now = this.deps.clock.now();
@@ -141,18 +141,17 @@ export class ConnectionService {
       openForgeHooks(this.deps.forgeClients.network, provider, { forgeBaseUrl: row.base_url, token }, { installation: credential.kind === "app" });
     const securityTokens = () => this.securityTokens(row, provider, credential);
     if (credential.kind === "token") return { row, provider, hooks: async () => hooksWith(credential.token), securityTokens };
-    return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, credential.app)), securityTokens };
+    return { row, provider, hooks: async () => hooksWith(await this.installationToken(row, provider, credential.app)), securityTokens };
   }
 
-  /** GitHub mints them through an App, GitLab as group access tokens; Forgejo has no API for an org token. */
+  /** Minted through the connection's App, or with its token where the forge's token can mint them (the forge says which). */
   private securityTokens(row: f.ForgeConnectionRow, provider: ForgeProviderName, credential: ConnectionCredential): SecurityTokenIssuer {
-    const refuse = (why: string) => new ServiceError("unprocessable", `${why}: security_read_enabled is not available here`, "security_read_enabled");
-    if (provider === "forge_c") throw refuse("Forgejo has no API that mints an org token");
-    if (credential.kind === "app") return githubSecurityTokens(githubApp(this.deps.forgeClients.network, row.base_url, credential.app));
-    if (provider === "forge_b") throw refuse("a GitHub token cannot mint another (a GitHub App connection can)");
-    return gitlabSecurityTokens(openForgeHttp(this.deps.forgeClients.network, provider, { forgeBaseUrl: row.base_url, token: credential.token }), () =>
-      this.deps.clock.now(),
-    );
+    const network = this.deps.forgeClients.network;
+    if (credential.kind === "app") return openForgeApp(network, provider, row.base_url, credential.app).securityTokens();
+    const withToken = forges[provider].connecting.securityTokens;
+    if ("refused" in withToken)
+      throw new ServiceError("unprocessable", `${withToken.refused}: security_read_enabled is not available here`, "security_read_enabled");
+    return withToken(openForgeHttp(network, provider, { forgeBaseUrl: row.base_url, token: credential.token }), () => this.deps.clock.now());
   }
 
   /**
@@ -166,13 +165,14 @@ export class ConnectionService {
     const row = bot && (await f.findForgeConnectionOfTeam(db, teamId, bot.connection_id));
     if (!row) return undefined;
     const credential = openCredential(this.deps.sealer, row);
-    const token = credential.kind === "token" ? credential.token : await this.installationToken(row, credential.app);
+    const token = credential.kind === "token" ? credential.token : await this.installationToken(row, row.provider as ForgeProviderName, credential.app);
     return { forgeBaseUrl: row.base_url, token, viaApp: credential.kind === "app" };
   }
 
-  private installationToken(row: f.ForgeConnectionRow, app: AppCredential): Promise<string> {
-    return this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, () =>
-      onForge("an installation token", () => githubApp(this.deps.forgeClients.network, row.base_url, app).installationToken()),
+  private installationToken(row: f.ForgeConnectionRow, provider: ForgeProviderName, app: AppCredential): Promise<string> {
+    const refreshBeforeMs = forgeApps(provider)?.refreshBeforeMs ?? 0;
+    return this.deps.installationTokens.get(`${row.id}:${row.sealed_blob.slice(0, 16)}`, refreshBeforeMs, () =>
+      onForge("an installation token", () => openForgeApp(this.deps.forgeClients.network, provider, row.base_url, app).installationToken()),
     );
   }
 
@@ -227,10 +227,11 @@ function forgeProvider(value: string): ForgeProviderName {
   return provider;
 }
 
-/** Stored as given (the forge modules derive the API root); forge_c has no public instance. */
+/** Stored as given (the forge modules derive the API root); a forge without a public instance (Forgejo) needs one. */
 function checkBaseUrl(provider: ForgeProviderName, value: string | null): string | null {
   const parsed = parseForgeBaseUrl(value);
   if (parsed === "bad") throw invalid("base_url", "base_url must be an http(s) URL without credentials, query or fragment");
-  if (parsed === null && provider === "forge_c") throw invalid("base_url", "forge_c (Forgejo) has no public instance: name yours in base_url");
+  if (parsed === null && forges[provider].api.apiRoot(null) === null)
+    throw invalid("base_url", `${provider} (${forges[provider].name}) has no public instance: name yours in base_url`);
   return parsed === null ? null : parsed.href.replace(/\/+$/, "");
 }

@@ -28,7 +28,7 @@ const summary = (...codes: number[]) => summariseDeliveries(codes.map((c, i) => 
 
 const rows: [string, Partial<HookFacts>, "healthy" | "degraded" | "broken", ProblemCode[]][] = [
   ["the hook at its address, on, subscribed, nothing refused", {}, "healthy", []],
-  ["GitHub's `*` subscription covers every event", { forge: { read: hook({ events: ["*"] }) } }, "healthy", []],
+  ["a subscription to every event (GitHub's `*`) covers the lanes'", { forge: { read: hook({ events: ["*"], everyEvent: true }) } }, "healthy", []],
   ["a forge that does not list events is not second-guessed", { forge: { read: hook({ events: undefined }) } }, "healthy", []],
   ["deliveries that failed before the latest succeeded", { deliveries: summary(200, 502, 502) }, "healthy", []],
   ["no hook was ever committed", { committed: null, forge: { read: null } }, "broken", ["hook_missing"]],
@@ -37,7 +37,16 @@ const rows: [string, Partial<HookFacts>, "healthy" | "degraded" | "broken", Prob
   ["GitHub or Forgejo switched it off", { forge: { read: hook({ active: false }) } }, "broken", ["hook_disabled"]],
   [
     "GitLab holds it back for a while",
-    { forge: { read: hook({ active: false, alertStatus: "temporarily_disabled", disabledUntil: "2026-11-21T13:00:00Z" }) } },
+    {
+      forge: {
+        read: hook({
+          active: false,
+          alertStatus: "temporarily_disabled",
+          disabledUntil: "2026-11-21T13:00:00Z",
+          inactiveWhy: "GitLab holds the hook back until 13:00",
+        }),
+      },
+    },
     "broken",
     ["hook_disabled"],
   ],
@@ -82,6 +91,9 @@ describe("judgeHookHealth", () => {
   it("says in its sentences what the forge answered", () => {
     const failing = judgeHookHealth({ ...healthy, deliveries: summary(401, 401, 200) }).problems[0]!.detail;
     expect(failing).toBe("the forge's last 2 of 3 deliveries failed; the latest, at 2026-11-21T11:03:00Z, was answered 401");
+    const held = hook({ active: false, inactiveWhy: "GitLab holds the hook back until 13:00" });
+    expect(judgeHookHealth({ ...healthy, forge: { read: held } }).problems[0]!.detail).toContain("GitLab holds the hook back until 13:00");
+    expect(judgeHookHealth({ ...healthy, forge: { read: hook({ active: false }) } }).problems[0]!.detail).toContain("the hook is switched off on the forge");
     const denied = judgeHookHealth({ ...healthy, forge: { unreachable: { code: "forge_denied", reason: "the forge answered 403", status: 403 } } });
     expect(denied.problems[0]!.detail).toBe("the hook could not be read from the forge: it refused the connection's credential (the forge answered 403)");
     const missing = judgeHookHealth({ ...healthy, forge: { read: hook({ events: [] }) } }).problems[0]!.detail;

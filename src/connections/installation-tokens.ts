@@ -1,9 +1,6 @@
 import { BoundedMap } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
-import type { InstallationToken } from "../forges/github/github-app.js";
-
-/** GitHub's installation tokens live an hour; one is replaced this long before it ends, so no call carries a dying one. */
-export const REFRESH_BEFORE_MS = 5 * 60_000;
+import type { InstallationToken } from "../forges/shared/forge-connecting.js";
 /** One token per App connection of this process; the oldest are forgotten first. */
 const MAX_HELD = 1_000;
 
@@ -13,10 +10,13 @@ export class InstallationTokens {
 
   constructor(private readonly clock: Clock) {}
 
-  /** `key` names the connection and its credential's version, so a new private key never reuses an old token. */
-  async get(key: string, mint: () => Promise<InstallationToken>): Promise<string> {
+  /**
+   * `key` names the connection and its credential's version, so a new private key never reuses an
+   * old token; one held is minted again `refreshBeforeMs` before it expires (its forge says how long).
+   */
+  async get(key: string, refreshBeforeMs: number, mint: () => Promise<InstallationToken>): Promise<string> {
     const held = this.held.get(key);
-    if (held !== undefined && held.expiresAt - this.clock.now() > REFRESH_BEFORE_MS) return held.token;
+    if (held !== undefined && held.expiresAt - this.clock.now() > refreshBeforeMs) return held.token;
     const fresh = await mint();
     this.held.set(key, fresh);
     return fresh.token;

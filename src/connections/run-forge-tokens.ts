@@ -1,7 +1,8 @@
 import { sha256Hex } from "../core/secrets.js";
 import type { Sealer } from "../core/sealer.js";
 import type { ForgeClients } from "../forges/forge-clients.js";
-import { githubApp } from "../forges/github/github-app.js";
+import { openForgeApp } from "../forges/open-app.js";
+import type { ForgeProviderName } from "../forges/shared/forge-client.js";
 import type { ForgeConnectionHandout, ForgePermissions, RunForgeTokenSource } from "../credentials/run-credentials.js";
 import * as f from "../store/forge-connections.js";
 import type { RunRow } from "../store/runs.js";
@@ -14,10 +15,10 @@ export const DEFAULT_FORGE_PERMISSIONS: ForgePermissions = { contents: "read", m
 
 /**
  * BOT_FORGE_TOKEN: a run on a connected repository (POST /api/runs with `connection_id`, or a
- * delivery to a provisioned repository) is handed a forge credential for that repository. A
- * GitHub App connection mints an installation token narrowed to the one repository and to the
- * bot's `forge_permissions`, living an hour and revoked when the attempt ends; a token connection
- * hands its own token (GitLab and Forgejo tokens cannot be narrowed by the service).
+ * delivery to a provisioned repository) is handed a forge credential for that repository. An
+ * App connection (GitHub) mints an installation token narrowed to the one repository and to the
+ * bot's `forge_permissions`, revoked when the attempt ends; a token connection hands its own
+ * token (a token cannot be narrowed by the service).
  */
 export class RunForgeTokens implements RunForgeTokenSource {
   constructor(private readonly deps: { store: Store; sealer: Sealer; forgeClients: ForgeClients }) {}
@@ -37,15 +38,14 @@ export class RunForgeTokens implements RunForgeTokenSource {
     if (!target.repo) return { kind: "unavailable", cause: "the run names no repository for its forge connection" };
     const credential = openCredential(this.deps.sealer, conn);
     if (credential.kind === "token") return this.handout(conn.id, credential.token, "connection token");
-    const name = target.repo.split("/").at(-1)!;
+    const provider = conn.provider as ForgeProviderName;
     try {
-      const minted = await githubApp(this.deps.forgeClients.network, conn.base_url, credential.app).installationToken(
-        permissions ?? DEFAULT_FORGE_PERMISSIONS,
-        [name],
-      );
+      const app = openForgeApp(this.deps.forgeClients.network, provider, conn.base_url, credential.app);
+      const minted = await app.repositoryToken(target.repo, permissions ?? DEFAULT_FORGE_PERMISSIONS);
       return { ...this.handout(conn.id, minted.token, `installation token for ${target.repo}`), minted: { repo: target.repo, expiresAt: minted.expiresAt } };
     } catch (err) {
-      return { kind: "unavailable", cause: `GitHub minted no installation token for ${target.repo}: ${err instanceof Error ? err.message : String(err)}` };
+      const cause = err instanceof Error ? err.message : String(err);
+      return { kind: "unavailable", cause: `${provider} minted no installation token for ${target.repo}: ${cause}` };
     }
   }
 

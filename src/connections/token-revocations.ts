@@ -4,6 +4,8 @@ import { ServiceError } from "../core/errors.js";
 import { Periodic } from "../core/periodic.js";
 import type { Sealer } from "../core/sealer.js";
 import { openTokenToRevoke } from "../credentials/tokens-to-revoke.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { findForgeConnectionOfTeam } from "../store/forge-connections.js";
 import { deleteTokenToRevoke, takeTokensToRevoke, type TokenToRevokeRow } from "../store/forge-tokens-to-revoke.js";
 import type { Store } from "../store/store.js";
 import type { ConnectionService } from "./connection-service.js";
@@ -19,8 +21,16 @@ export interface TokenRevocationsDeps {
   clock: Clock;
   sealer: Sealer;
   connections: Pick<ConnectionService, "open">;
+  metrics: Metrics;
   log: Logger;
 }
+
+/**
+ * What became of a token taken for revocation: revoked on its forge; `expired`, forgotten without a
+ * call; `connection_gone`, forgotten with nothing left to revoke it with; `failed`, the forge (or
+ * the store) refused, and taken again when its lease ends.
+ */
+export type RevocationResult = "revoked" | "expired" | "connection_gone" | "failed";
 
 /**
  * Revokes on their forge the tokens the service minted and no longer hands out (a renewed
@@ -68,24 +78,30 @@ export class TokenRevocations {
     const now = clock.now();
     let revoked = 0;
     for (const row of await takeTokensToRevoke(store.db, now, LEASE_MS, BATCH)) {
+      // The connection's provider labels the count; a connection deleted since names none.
+      let provider = "unknown";
+      let result: RevocationResult;
       try {
-        if (row.expires_at > now && (await this.revoke(row))) revoked++;
+        provider = (await findForgeConnectionOfTeam(store.db, row.team_id, row.connection_id))?.provider ?? provider;
+        result = row.expires_at <= now ? "expired" : await this.revoke(row);
         await deleteTokenToRevoke(store.db, row.fingerprint);
       } catch (err) {
+        result = "failed";
         this.deps.log.warn({ err, connection_id: row.connection_id, repo: row.repo }, "revoking a forge token failed; tried again later");
       }
+      this.deps.metrics.forgeTokenRevocations.inc({ provider, result });
+      if (result === "revoked") revoked++;
     }
     return revoked;
   }
 
-  /** False when its connection is gone: nothing is left to revoke it with. */
-  private async revoke(row: TokenToRevokeRow): Promise<boolean> {
+  private async revoke(row: TokenToRevokeRow): Promise<"revoked" | "connection_gone"> {
     const conn = await this.deps.connections.open(this.deps.store.db, row.team_id, row.connection_id).catch((err: unknown) => {
       if (err instanceof ServiceError && err.code === "not_found") return undefined;
       throw err;
     });
-    if (!conn) return false;
+    if (!conn) return "connection_gone";
     await conn.securityTokens().revokeOne(row.repo, { token: openTokenToRevoke(this.deps.sealer, row), forgeTokenId: row.forge_token_id });
-    return true;
+    return "revoked";
   }
 }

@@ -54,6 +54,14 @@ describe("forge-specific hook reads", () => {
     expect(server!.requests.at(-1)!.path).toMatch(/\/hooks\/\d+\/deliveries\?per_page=2$/);
   });
 
+  it("reads GitHub's `*` as a hook subscribed to every event", async () => {
+    const { fake, hooks } = await open(FORGES[0]);
+    const made = await hooks.createHook(WORLD.repo, { url: "https://gw.example/h", secret: "s" });
+    expect(await hooks.getHook(WORLD.repo, made.id)).not.toHaveProperty("everyEvent");
+    fake.of()[0]!.events = ["*"];
+    expect(await hooks.getHook(WORLD.repo, made.id)).toMatchObject({ events: ["*"], everyEvent: true });
+  });
+
   it("enables a hook GitLab disabled through a test push it delivers with the hook's token, answered 2xx", async () => {
     const { fake, hooks } = await open(FORGES[1]);
     const made = await hooks.createHook(WORLD.repo, { url: "https://gw.example/h", secret: "glt-secret" });
@@ -63,6 +71,7 @@ describe("forge-specific hook reads", () => {
       active: false,
       alertStatus: "temporarily_disabled",
       disabledUntil: "2026-11-21T13:00:00Z",
+      inactiveWhy: "GitLab holds the hook back after failing deliveries until 2026-11-21T13:00:00Z",
     });
     // An edit leaves GitLab's failure state alone.
     await hooks.updateHook(WORLD.repo, made.id, { url: "https://gw.example/h", secret: "glt-secret" });
@@ -77,7 +86,9 @@ describe("forge-specific hook reads", () => {
     expect(refused).toBeInstanceOf(ForgeFailure);
     expect((await hooks.getHook(WORLD.repo, made.id))!.active).toBe(false);
     await hooks.enableHook!(WORLD.repo, made.id);
-    expect(await hooks.getHook(WORLD.repo, made.id)).toMatchObject({ active: true, alertStatus: "executable", disabledUntil: null });
+    const enabled = await hooks.getHook(WORLD.repo, made.id);
+    expect(enabled).toMatchObject({ active: true, alertStatus: "executable", disabledUntil: null });
+    expect(enabled).not.toHaveProperty("inactiveWhy");
     expect(received.map((h) => [h["x-gitlab-event"], h["x-gitlab-token"]])).toEqual([
       ["Push Hook", "glt-secret"],
       ["Push Hook", "glt-secret"],

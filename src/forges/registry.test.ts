@@ -4,10 +4,14 @@ import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { DISCUSSION_ID, FakeGitLab } from "../test-support/fake-forges/fake-gitlab.js";
 import { FakeServer } from "../test-support/fake-forges/fake-server.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
-import { PROVIDERS } from "../webhooks/webhook-config.js";
+import { PROVIDER_NAMES as NAME_TABLE, PROVIDERS } from "../webhooks/provider-names.js";
 import type { CommentRef, ForgeClient, ForgeProviderName } from "./shared/forge-client.js";
 import { ForgeClients, type ForgeClientsOptions } from "./forge-clients.js";
 import { forges } from "./registry.js";
+import type { ForgeRegistry } from "./shared/forge.js";
+import { forgejo } from "./forgejo/forgejo.js";
+import { github } from "./github/github.js";
+import { gitlab } from "./gitlab/gitlab.js";
 import { loopbackNetwork } from "../test-support/loopback-network.js";
 
 const TOKEN = "secret-forge-token-0123456789";
@@ -25,6 +29,24 @@ describe("forge client registry", () => {
   it("holds every provider but generic, each a forge of its own", () => {
     expect(PROVIDER_NAMES.sort()).toEqual(PROVIDERS.filter((p) => p !== "generic").sort());
     expect(new Set(PROVIDER_NAMES.map((name) => forges[name])).size).toBe(PROVIDER_NAMES.length);
+  });
+
+  it("holds under each name the forge the table of provider names gives it", () => {
+    for (const name of PROVIDER_NAMES) expect(forges[name].name).toBe(NAME_TABLE[name].forge);
+    for (const name of PROVIDER_NAMES) expect(forges[name].provider.name).toBe(name);
+  });
+
+  it("is a compile error with a forge missing, one too many, or one under another's name", () => {
+    // Each line below fails to compile (the type check runs over the tests); at run time they are only values.
+    // @ts-expect-error forge_c left out
+    const missing = { forge_a: gitlab, forge_b: github } satisfies ForgeRegistry;
+    // @ts-expect-error a forge the table does not name
+    const extra = { forge_a: gitlab, forge_b: github, forge_c: forgejo, forge_d: forgejo } satisfies ForgeRegistry;
+    // @ts-expect-error GitHub under GitLab's name
+    const swapped = { forge_a: github, forge_b: github, forge_c: forgejo } satisfies ForgeRegistry;
+    // @ts-expect-error Forgejo named as another forge than the table's
+    const renamed = { forge_a: gitlab, forge_b: github, forge_c: { ...forgejo, name: "gitea" } } satisfies ForgeRegistry;
+    expect([missing, extra, swapped, renamed]).toHaveLength(4);
   });
 });
 

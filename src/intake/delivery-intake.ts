@@ -11,7 +11,8 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Runs } from "../runs/runs.js";
 import type { CallLimits } from "../store/delivery-ledger.js";
 import type { Store } from "../store/store.js";
-import { PROVIDER_ALIASES, type ProviderName, type WebhookConfig } from "../webhooks/webhook-config.js";
+import { providerNamed } from "../webhooks/provider-names.js";
+import type { ProviderName, WebhookConfig } from "../webhooks/webhook-config.js";
 import { acceptedPrevious, matchWebhookToken } from "../webhooks/webhook-token.js";
 import { checkDeliveryToken } from "../forges/shared/check-delivery-token.js";
 import { filtered, type FinalDecision } from "./pipeline/delivery-decision.js";
@@ -94,7 +95,7 @@ export class DeliveryIntake {
    * the token (token mode) and `enabled`. A refused delivery's body is never read.
    */
   async open(head: DeliveryHead): Promise<DeliveryOpening> {
-    const provider = PROVIDER_ALIASES[head.provider.toLowerCase()];
+    const provider = providerNamed(head.provider);
     if (!provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };
     const target = await this.deps.targets.get(head.webhookId);
     if (!target || target.config.provider !== provider) return { kind: "refused", outcome: { kind: "unknown_webhook" } };

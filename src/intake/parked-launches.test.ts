@@ -287,7 +287,6 @@ describe.each(storeKinds())("parked synchronize launches on %s", (kind) => {
         .values({
           org_id: org.id,
           month: monthOf(t.clock.now()),
-          runs: 0,
           cost_micro: 1_000_000,
           input_tokens: 0,
           output_tokens: 0,

@@ -59,6 +59,11 @@ export class Metrics {
     "action",
     "result",
   ]);
+  readonly forgeTokenRevocations = this.counter(
+    "service_forge_token_revocations_total",
+    "Tokens the service minted (renewed security-read tokens' predecessors, attempts' App installation tokens) taken for revocation, by result (revoked, expired, connection_gone, failed)",
+    ["provider", "result"],
+  );
   readonly forgeHookHealthChecks = this.counter("service_forge_hook_health_checks_total", "Provisioned repositories' hook health reports, by status", [
     "status",
   ]);

@@ -13,17 +13,12 @@ export interface DialectCapabilities {
    * update`, `skip locked`). Without it writers are serial anyway (SQLite's BEGIN IMMEDIATE).
    */
   readonly lockRows: boolean;
-  /**
-   * Launches no limit locks are counted on per-connection tallies (`org_run_tallies`,
-   * migration 0011) besides `org_usage.runs`: a month's run count is both.
-   */
-  readonly runTallies: boolean;
   /** Functions and procedures installed from store/postgres/ after the migrations. */
   readonly storedRoutines: boolean;
 }
 
-const POSTGRES: DialectCapabilities = { numberedParameters: true, lockRows: true, runTallies: true, storedRoutines: true };
-const SQLITE: DialectCapabilities = { numberedParameters: false, lockRows: false, runTallies: false, storedRoutines: false };
+const POSTGRES: DialectCapabilities = { numberedParameters: true, lockRows: true, storedRoutines: true };
+const SQLITE: DialectCapabilities = { numberedParameters: false, lockRows: false, storedRoutines: false };
 
 /** The capabilities of `db`'s database (or of the database a transaction of it runs on). */
 export function dialect(db: Kysely<any>): DialectCapabilities {

@@ -25,7 +25,7 @@ export function listTeamRuns(db: Db, teamId: string, options: { status?: RunStat
 
 /**
  * Marks the run's current attempt as counted, once: true only for the call that flipped it,
- * so the caller increments org_usage.runs exactly once per run attempt.
+ * so the caller adds to the month's run count (addOrgRuns) exactly once per run attempt.
  */
 export async function markAttemptMetered(db: Db, runId: string, month: string): Promise<boolean> {
   const r = await db

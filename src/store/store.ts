@@ -48,6 +48,8 @@ export interface StoreOptions {
   /** SQLite file; `:memory:` for a private in-memory store. */
   sqlitePath?: string;
   sqliteSync?: "normal" | "full";
+  /** Off: a file store writes every delivery on the event loop's connection (less memory, less throughput under load). */
+  sqliteWriterThread?: boolean;
   /** When a file store's worker checkpoints and flushes its WAL; tests shorten it. */
   sqliteCheckpoint?: CheckpointTiming;
   /** The writer thread's compiled module; tests, which run src/, name the one in dist/. */
@@ -91,8 +93,9 @@ function openSqlite(options: StoreOptions): Store {
   const onFile = file !== ":memory:";
   if (onFile) fs.mkdirSync(path.dirname(file), { recursive: true });
   const sync = options.sqliteSync ?? "normal";
-  // A file store writes deliveries on a thread with its own connection; the two take turns.
-  const lock = onFile ? new WriteLock() : undefined;
+  // A file store writes deliveries on a thread with its own connection while the event loop is
+  // busy (unless turned off); the two take turns.
+  const lock = onFile && options.sqliteWriterThread !== false ? new WriteLock() : undefined;
   const { raw, prepare, db } = openSqliteConnection(file, { sync, checkpointsElsewhere: onFile, lock, cacheKib: onFile ? SERVICE_CACHE_KIB : undefined });
   // A file store checkpoints in a worker thread, not inside request commits. Every use of the
   // connection (a shared commit included) holds Kysely's one connection and the write turn, so

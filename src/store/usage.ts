@@ -1,12 +1,14 @@
 import { sql } from "kysely";
-import { dialect } from "./dialect.js";
 import type { Db } from "./db.js";
 
-/** Org counters for one UTC month; zeros when the month has no row yet. */
+/**
+ * The org's counters for one UTC month, zeros when it has none yet: its runs (findOrgRuns) and
+ * its spend. What the gate's quota and cost cap check and the usage view reports, read one way.
+ */
 export async function findOrgUsage(db: Db, orgId: string, month: string) {
   const row = await db.selectFrom("org_usage").selectAll().where("org_id", "=", orgId).where("month", "=", month).executeTakeFirst();
   return {
-    runs: Number(row?.runs ?? 0) + (dialect(db).runTallies ? await talliedRuns(db, orgId, month) : 0),
+    runs: await findOrgRuns(db, orgId, month),
     costMicro: Number(row?.cost_micro ?? 0),
     inputTokens: Number(row?.input_tokens ?? 0),
     outputTokens: Number(row?.output_tokens ?? 0),
@@ -16,15 +18,18 @@ export async function findOrgUsage(db: Db, orgId: string, month: string) {
 
 export { addOrgRuns } from "./delivery-path/add-org-runs.js";
 
-/** Runs of the month counted on its tallies (PostgreSQL, migration 0011). */
-async function talliedRuns(db: Db, orgId: string, month: string): Promise<number> {
+/**
+ * The month's run count: the sum of the org's tallies for the month (`org_run_tallies`, written
+ * only by addOrgRuns), never below 0 (a hand-back is a -1 on its own slot).
+ */
+export async function findOrgRuns(db: Db, orgId: string, month: string): Promise<number> {
   const row = await db
     .selectFrom("org_run_tallies")
     .select((eb) => eb.fn.sum<number | string | null>("runs").as("n"))
     .where("org_id", "=", orgId)
     .where("month", "=", month)
     .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return Math.max(0, Number(row?.n ?? 0));
 }
 
 export interface SpendDelta {
@@ -41,7 +46,6 @@ export async function addOrgSpend(db: Db, orgId: string, month: string, d: Spend
     .values({
       org_id: orgId,
       month,
-      runs: 0,
       cost_micro: d.costMicro,
       input_tokens: d.inputTokens,
       output_tokens: d.outputTokens,

@@ -43,7 +43,7 @@ export interface TestStore {
 export async function openTestStore(
   kind: StoreKind,
   sqlitePath = ":memory:",
-  sqliteOptions: Pick<StoreOptions, "eventLoopLoad" | "sqliteWriterEntry"> = {},
+  sqliteOptions: Pick<StoreOptions, "eventLoopLoad" | "sqliteWriterEntry" | "sqliteWriterThread"> = {},
 ): Promise<TestStore> {
   if (kind === "sqlite") {
     const dir = sqlitePath === "file" ? mkdtempSync(path.join(os.tmpdir(), "store-")) : undefined;

@@ -3,7 +3,8 @@ import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
 import { KEY_PROVIDER_RE, SECRET_NAME_RE } from "../credentials/credential-names.js";
 import { bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser } from "./field-parsers.js";
-import { BOARD_MODES, PROVIDER_ALIASES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
+import { PROVIDER_ALIASES, PROVIDER_NAMES, PROVIDERS, providerNamed } from "./provider-names.js";
+import { BOARD_MODES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 
 /** Fields a caller may set on create and change with PATCH. */
 export type EditableField = Exclude<keyof WebhookConfig, "id" | "tenant_id" | "provider" | "token_last4" | "provisioned_by" | "created_at" | "updated_at">;
@@ -34,10 +35,12 @@ const SEGMENT = "[A-Za-z0-9_.-]+";
 const FLAT_PATTERN = new RegExp(`^${SEGMENT}/(${SEGMENT}|\\*)$`);
 const NESTED_PATTERN = new RegExp(`^${SEGMENT}(/${SEGMENT})*/(${SEGMENT}|\\*)$`);
 
-/** Canonical provider name from a spec name or an alias (gitlab, github, forgejo, gitea). */
+const PROVIDER_REFUSED = `provider must be ${PROVIDERS.slice(0, -1).join(", ")} or ${PROVIDERS.at(-1)} (or ${PROVIDER_ALIASES.join(", ")})`;
+
+/** Canonical provider name from a spec name, a forge's name or an alias (the table of provider-names.ts). */
 export function parseProvider(v: unknown): ProviderName {
-  const name = typeof v === "string" ? PROVIDER_ALIASES[v.trim().toLowerCase()] : undefined;
-  if (!name) throw invalid("provider", "provider must be forge_a, forge_b, forge_c or generic (or gitlab, github, forgejo, gitea)");
+  const name = typeof v === "string" ? providerNamed(v.trim()) : undefined;
+  if (!name) throw invalid("provider", PROVIDER_REFUSED);
   return name;
 }
 
@@ -46,9 +49,9 @@ const recordId = text(64, RECORD_ID_RE, "must be a record id");
 const login = text(100, /^\S+$/, "must be a login without blanks");
 const stripAt: Parser<string> = (v, f) => login(v, f).replace(/^@/, "");
 
-/** `owner/repo`, `owner/*` or `*`; GitLab (and generic callers) may nest groups: `group/sub/repo`. */
+/** `owner/repo`, `owner/*` or `*`; where groups nest (GitLab, and generic callers): `group/sub/repo`. */
 function projectPattern(provider: ProviderName): Parser<string> {
-  const nested = provider === "forge_a" || provider === "generic";
+  const nested = PROVIDER_NAMES[provider].nestedPaths;
   return (v, field) => {
     const s = text(500)(v, field);
     const ok = s === "*" || ((nested ? NESTED_PATTERN : FLAT_PATTERN).test(s) && s.split("/").every((seg) => seg !== "." && seg !== ".."));

@@ -1,10 +1,11 @@
 import { giteaApi, type Api } from "gitea-js";
 import { Type } from "typebox";
-import { GITEA_DRAFT_PREFIXES, hasDraftPrefix } from "../shared/draft-title.js";
+import { GITEA_DRAFT_PREFIXES } from "../shared/draft-title.js";
 import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts, Reaction, TokenOwner } from "../shared/forge-client.js";
 import type { HttpFailure } from "../shared/forge-errors.js";
 import { apiRootUnder, ownerAndName, webRootOf, type ForgeApiContext, type ForgeModule } from "../shared/forge-module.js";
 import { roleFromPermissionName } from "../shared/forge-roles.js";
+import { githubShapedPull } from "../shared/github-shaped-pull.js";
 import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
 
 /** forge_c is Forgejo (and Gitea, whose API Forgejo keeps), through gitea-js, generated from Gitea's swagger. */
@@ -12,25 +13,6 @@ const API = "/api/v1";
 
 const User = Type.Object({ login: Type.String(), id: Type.Number() });
 const Permission = Type.Object({ permission: Type.String() });
-const RepoRef = Type.Object({ id: Type.Number(), full_name: Type.String() });
-const Branch = Type.Object({
-  ref: Type.String(),
-  sha: Type.String(),
-  repo_id: Type.Optional(Type.Number()),
-  repo: Type.Optional(Type.Union([RepoRef, Type.Null()])),
-});
-const Pull = Type.Object({
-  state: Type.String(),
-  title: Type.String(),
-  draft: Type.Optional(Type.Boolean()),
-  merged: Type.Optional(Type.Boolean()),
-  user: User,
-  labels: Type.Optional(Type.Union([Type.Array(Type.Object({ name: Type.String() })), Type.Null()])),
-  head: Branch,
-  base: Type.Object({ ref: Type.String(), repo: RepoRef }),
-  updated_at: Type.String(),
-  html_url: Type.Optional(Type.String()),
-});
 const PullOfCommit = Type.Object({ number: Type.Number(), state: Type.String(), head: Type.Object({ sha: Type.String() }) });
 const Created = Type.Object({ id: AnswerId });
 const Review = Type.Object({ user: Type.Optional(Type.Union([User, Type.Null()])), body: Type.Optional(Type.String()), state: Type.Optional(Type.String()) });
@@ -80,26 +62,8 @@ class ForgejoApi implements ForgeApi {
   async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
     const { owner, name } = ownerAndName(repo);
     const res = await this.gitea.repos.repoGetPullRequest(seg(owner), seg(name), number);
-    const pr = parseAnswer(Pull, res.data, "a pull request");
-    // A deleted fork leaves no head repository, and repo_id 0 where one is named.
-    const headRepoId = pr.head.repo?.id ?? (pr.head.repo_id ? pr.head.repo_id : null);
-    return {
-      state: pr.merged === true ? "merged" : pr.state === "open" ? "open" : "closed",
-      // Versions before the draft field mark drafts by title only.
-      draft: pr.draft ?? hasDraftPrefix(pr.title, GITEA_DRAFT_PREFIXES),
-      headRepoId,
-      baseRepoId: pr.base.repo.id,
-      headRepoFullName: pr.head.repo?.full_name ?? null,
-      baseRepoFullName: pr.base.repo.full_name,
-      headSha: pr.head.sha,
-      headRef: pr.head.ref,
-      baseRef: pr.base.ref,
-      authorLogin: pr.user.login,
-      labels: (pr.labels ?? []).map((l) => l.name),
-      updatedAt: pr.updated_at,
-      ...(pr.html_url !== undefined && { webUrl: pr.html_url }),
-      title: pr.title,
-    };
+    // Versions before the draft field mark drafts by title only; a deleted fork leaves no head repository, and repo_id 0.
+    return githubShapedPull(res.data, { draftTitlePrefixes: GITEA_DRAFT_PREFIXES, headRepoId: true });
   }
 
   /** Oldest first, as Forgejo lists them; a pending review is not yet said. */

@@ -6,6 +6,7 @@ import type { CommentRef, CommitState, CommitStatus, ForgeApi, PullRequestFacts,
 import { findCause, ForgeFailure, forgeFailure, type HttpFailure } from "../shared/forge-errors.js";
 import { apiRootUnder, ownerAndName, type ForgeApiContext, type ForgeModule } from "../shared/forge-module.js";
 import { roleFromPermissionName } from "../shared/forge-roles.js";
+import { githubShapedPull } from "../shared/github-shaped-pull.js";
 import { AnswerId, idText, parseAnswer } from "../shared/parse-answer.js";
 
 /**
@@ -29,20 +30,6 @@ const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
 
 const User = Type.Object({ login: Type.String(), id: Type.Number() });
 const Permission = Type.Object({ permission: Type.String(), role_name: Type.Optional(Type.String()) });
-const RepoRef = Type.Object({ id: Type.Number(), full_name: Type.String() });
-const Pull = Type.Object({
-  state: Type.String(),
-  draft: Type.Optional(Type.Boolean()),
-  merged: Type.Optional(Type.Boolean()),
-  merged_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  user: User,
-  labels: Type.Array(Type.Object({ name: Type.String() })),
-  head: Type.Object({ sha: Type.String(), ref: Type.String(), repo: Type.Union([RepoRef, Type.Null()]) }),
-  base: Type.Object({ ref: Type.String(), repo: RepoRef }),
-  updated_at: Type.String(),
-  html_url: Type.Optional(Type.String()),
-  title: Type.Optional(Type.String()),
-});
 const PullOfCommit = Type.Object({ number: Type.Number(), state: Type.String(), head: Type.Object({ sha: Type.String() }) });
 const ReviewComment = Type.Object({
   id: AnswerId,
@@ -115,24 +102,7 @@ class GitHubApi implements ForgeApi {
   async pullRequest(repo: string, number: number): Promise<PullRequestFacts> {
     const { owner, name } = ownerAndName(repo);
     const res = await this.run(() => this.octokit.rest.pulls.get({ owner, repo: name, pull_number: number }));
-    const pr = parseAnswer(Pull, res.data, "a pull request");
-    const merged = pr.merged === true || (pr.merged_at ?? null) !== null;
-    return {
-      state: merged ? "merged" : pr.state === "open" ? "open" : "closed",
-      draft: pr.draft === true,
-      headRepoId: pr.head.repo?.id ?? null,
-      baseRepoId: pr.base.repo.id,
-      headRepoFullName: pr.head.repo?.full_name ?? null,
-      baseRepoFullName: pr.base.repo.full_name,
-      headSha: pr.head.sha,
-      headRef: pr.head.ref,
-      baseRef: pr.base.ref,
-      authorLogin: pr.user.login,
-      labels: pr.labels.map((l) => l.name),
-      updatedAt: pr.updated_at,
-      ...(pr.html_url !== undefined && { webUrl: pr.html_url }),
-      ...(pr.title !== undefined && { title: pr.title }),
-    };
+    return githubShapedPull(res.data);
   }
 
   /** Reviews come oldest first; a pending review is its author's draft, not yet said. */

@@ -8,19 +8,7 @@ import type { ForgeNetwork } from "../shared/forge-network.js";
 import { LaneBudget } from "../shared/lane-budget.js";
 import { githubApi } from "./github-api.js";
 import { parseAnswer } from "../shared/parse-answer.js";
-
-/** What a GitHub App connection is given: the app, its private key, and the installation on the account. */
-export interface AppCredential {
-  appId: number;
-  privateKey: string;
-  installationId: number;
-}
-
-export interface InstallationToken {
-  token: string;
-  /** Epoch ms. */
-  expiresAt: number;
-}
+import type { AppCredential, InstallationToken } from "../shared/forge-connecting.js";
 
 const App = Type.Object({ id: Type.Number(), slug: Type.String() });
 const DEADLINE_MS = 20_000;

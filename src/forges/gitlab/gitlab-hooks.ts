@@ -22,8 +22,16 @@ const hookOf = (data: unknown): HookState => {
     .map(([k]) => k);
   // alert_status came with GitLab 15.2; a GitLab without it does not disable hooks for failing.
   const active = h.alert_status === undefined || h.alert_status === "executable";
-  return { id: idText(h.id), url: h.url, active, events, alertStatus: h.alert_status, disabledUntil: h.disabled_until };
+  const inactiveWhy = inactiveWhyOf(h.alert_status, h.disabled_until);
+  return { id: idText(h.id), url: h.url, active, events, alertStatus: h.alert_status, disabledUntil: h.disabled_until, ...(inactiveWhy && { inactiveWhy }) };
 };
+
+/** GitLab stops calling a hook whose deliveries keep failing: for a while, then until it is enabled again. */
+function inactiveWhyOf(alertStatus: string | undefined, disabledUntil: string | null | undefined): string | undefined {
+  if (alertStatus === "temporarily_disabled") return `GitLab holds the hook back after failing deliveries until ${disabledUntil ?? "a later time"}`;
+  if (alertStatus === "disabled") return "GitLab disabled the hook after failing deliveries";
+  return undefined;
+}
 
 // https://docs.gitlab.com/api/project_webhooks/: the project is named by its URL-encoded full path.
 export function gitlabHooks(http: HookHttp): ForgeHooks {

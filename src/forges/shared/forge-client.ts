@@ -1,7 +1,8 @@
-import type { ProviderName, ReplierRole } from "../../webhooks/webhook-config.js";
+import type { ReplierRole } from "../../webhooks/webhook-config.js";
 
-/** The providers that have a forge API; generic has none. */
-export type ForgeProviderName = Exclude<ProviderName, "generic">;
+/** The providers that have a forge API (generic has none), from the one table of provider names. */
+export type { ForgeProviderName } from "../../webhooks/provider-names.js";
+import type { ForgeProviderName } from "../../webhooks/provider-names.js";
 
 /** A repository role on the spec's ladder (guest < reporter < developer < maintainer < owner). */
 export type ForgeRole = ReplierRole;

@@ -13,9 +13,13 @@ export interface HookState extends ForgeHook {
   active: boolean;
   /** The events it is subscribed to, in the forge's names; undefined when the forge did not say. */
   events?: string[];
+  /** Subscribed to every event the forge sends, whatever `events` lists (GitHub's `*`). */
+  everyEvent?: boolean;
   /** GitLab: `executable`, `disabled` or `temporarily_disabled` (until `disabledUntil`). */
   alertStatus?: string;
   disabledUntil?: string | null;
+  /** Why the forge does not call it, where the forge says more than that it is off (GitLab's holds after failing deliveries). */
+  inactiveWhy?: string;
 }
 
 /** One delivery of a hook as the forge recorded it (GitHub's hook deliveries). */

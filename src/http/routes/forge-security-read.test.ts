@@ -284,6 +284,10 @@ describe.each(storeKinds())("a renewed GitLab security-read token is revoked onc
   });
 
   const revocations = () => gl.server.requests.filter((r) => r.method === "DELETE" && r.path.includes("/access_tokens/"));
+  const counted = async (result: string) => {
+    const text = await t.services.metrics.text();
+    return Number(new RegExp(`service_forge_token_revocations_total\\{provider="forge_a",result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
 
   it("keeps the predecessor while an attempt holds it; revokes it (GitLab's DELETE) when the attempt finishes, and the next one when its attempt is reclaimed", async () => {
     const c = await seed.teamAdmin.api.post(`/api/teams/${seed.team.id}/forge/connections`, {
@@ -351,12 +355,23 @@ describe.each(storeKinds())("a renewed GitLab security-read token is revoked onc
 
   it("revokes a predecessor no attempt holds after the renewal's grace, and forgets one that has expired without a call", async () => {
     const [current] = tokens.active();
+    const before = { revoked: await counted("revoked"), failed: await counted("failed"), expired: await counted("expired") };
     t.clock.advance(23 * DAY + MINUTE);
     expect(await t.services.securityRead.renewDue()).toBe(1);
     expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
     t.clock.advance(5 * MINUTE);
+    // GitLab failing: counted as failed, the token kept and taken again when its lease ends.
+    gl.server.fault({ match: /^DELETE .*\/access_tokens\//, status: 500 });
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    expect(current!.revoked).toBe(false);
+    expect(await counted("failed")).toBe(before.failed + 1);
+    expect(await counted("revoked")).toBe(before.revoked);
+    gl.server.clearFaults();
+    expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
+    t.clock.advance(5 * MINUTE);
     expect(await t.services.tokenRevocations.revokeReleased()).toBe(1);
     expect(current!.revoked).toBe(true);
+    expect(await counted("revoked")).toBe(before.revoked + 1);
 
     const [next] = tokens.active();
     t.clock.advance(23 * DAY + MINUTE);
@@ -366,6 +381,8 @@ describe.each(storeKinds())("a renewed GitLab security-read token is revoked onc
     expect(await t.services.tokenRevocations.revokeReleased()).toBe(0);
     expect(revocations()).toHaveLength(calls);
     expect(next!.revoked).toBe(false);
+    expect(await counted("expired")).toBe(before.expired + 1);
+    expect(await counted("failed")).toBe(before.failed + 1);
     expect(await t.store.db.selectFrom("forge_tokens_to_revoke").selectAll().execute()).toEqual([]);
   });
 });

@@ -88,7 +88,7 @@ describe.each(storeKinds())("a run's forge credential on %s", (kind) => {
   it("fails the attempt's credentials when GitHub refuses the repository (not in the installation)", async () => {
     const r = await launch({ connection_id: conn["github-app"], project_path: "acme/elsewhere" });
     const h = await handed(r.body.id);
-    expect(h).toMatchObject({ kind: "unavailable", cause: expect.stringMatching(/GitHub minted no installation token for acme\/elsewhere/) });
+    expect(h).toMatchObject({ kind: "unavailable", cause: expect.stringMatching(/^forge_b minted no installation token for acme\/elsewhere: /) });
   });
 
   it("hands no forge token to a run without a connection", async () => {

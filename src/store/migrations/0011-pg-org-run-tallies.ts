@@ -1,15 +1,13 @@
 import type { Kysely, Migration } from "kysely";
-import { dialect } from "../dialect.js";
 
 /**
- * PostgreSQL only: an org's monthly run count, split across connections for launches that no
- * limit locks (src/store/postgres/deliver-webhook-calls.sql), so launches of one org do not wait for
- * each other's commit on one `org_usage` row. A row per (org, month, slot), the slot picked by
- * the backend's process id; the month's run count is `org_usage.runs` plus its tallies.
+ * An org's monthly run count split across connections, a row per (org, month, slot), so
+ * launches of one org seldom wait for each other's commit on one row. Once PostgreSQL's alone,
+ * beside `org_usage.runs`; since 0053 the one place a month's runs are counted, on both databases
+ * (0053 creates it on a SQLite database this migration ran on before it created it there too).
  */
 export const m0011PgOrgRunTallies: Migration = {
   async up(db: Kysely<any>) {
-    if (!dialect(db).runTallies) return;
     await db.schema
       .createTable("org_run_tallies")
       .addColumn("org_id", "text", (c) => c.notNull().references("orgs.id"))

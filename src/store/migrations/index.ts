@@ -40,6 +40,7 @@ import { m0040GateLanes } from "./0040-gate-lanes.js";
 import { m0042RunsUpdatedAt } from "./0042-runs-updated-at.js";
 import { m0051ForgeTokensToRevoke } from "./0051-forge-tokens-to-revoke.js";
 import { m0052QuestionPosts } from "./0052-question-posts.js";
+import { m0053OneRunCount } from "./0053-one-run-count.js";
 
 /** Numbered migrations, schema only (functions live in store/postgres/); a change is a new number. */
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   "0042_runs_updated_at": m0042RunsUpdatedAt,
   "0051_forge_tokens_to_revoke": m0051ForgeTokensToRevoke,
   "0052_question_posts": m0052QuestionPosts,
+  "0053_one_run_count": m0053OneRunCount,
 };

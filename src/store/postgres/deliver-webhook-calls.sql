@@ -94,11 +94,7 @@ begin
     end loop;
     -- Last: the tally rows stay locked until the commit, but few others want them.
     if cardinality(launched_orgs) > 0 then
-      insert into org_run_tallies (org_id, month, slot, runs)
-        select org_id, month, pg_backend_pid() % 64, count(*)
-          from unnest(launched_orgs, launched_months) as l(org_id, month)
-          group by org_id, month order by org_id, month
-        on conflict (org_id, month, slot) do update set runs = org_run_tallies.runs + excluded.runs;
+      perform add_org_runs(launched_orgs, launched_months, 1);
     end if;
   exception when others then
     -- A call alone (or retried alone) reaches its caller with its own error.

@@ -59,6 +59,7 @@ describe.skipIf(!storeKinds().includes("postgres"))("PostgreSQL functions instal
     const found = await installed(db);
     expect(found.map(({ name, body }) => ({ name, body }))).toEqual(await currentSource());
     expect(found.map((f) => f.signature)).toEqual([
+      "add_org_runs(text[],text[],bigint)",
       "admit_webhook_call(text,text,double precision,double precision,bigint,bigint,text,bigint)",
       "admit_webhook_calls(jsonb)",
       "deliver_webhook_calls(jsonb,jsonb)",

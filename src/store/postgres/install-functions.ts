@@ -5,7 +5,7 @@ import { sql, type Kysely } from "kysely";
  * PostgreSQL's functions and procedures, each the current source in `<name>.sql` beside this
  * file, in install order: a SQL function's body is checked against those before it.
  */
-export const PG_FUNCTIONS = ["admit_webhook_calls", "admit_webhook_call", "deliver_webhook_calls"] as const;
+export const PG_FUNCTIONS = ["add_org_runs", "admit_webhook_calls", "admit_webhook_call", "deliver_webhook_calls"] as const;
 
 export type PgFunctionName = (typeof PG_FUNCTIONS)[number];
 

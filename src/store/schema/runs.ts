@@ -29,7 +29,7 @@ export interface RunsTable {
   actor_kind: string;
   /** Current execution attempt, from 1; a resume adds one. */
   attempt: number;
-  /** Highest attempt counted in org_usage.runs: a re-published attempt does not count twice. */
+  /** Highest attempt counted in the month's run count (org_run_tallies): a re-published attempt does not count twice. */
   metered_attempt: number;
   /** 1 while this run's launch is counted; the hand-back flips it to 0 exactly once. */
   metered: number;

@@ -1,9 +1,11 @@
-/** Monthly counters: a new UTC month is a new row, so nothing ever resets. */
+/**
+ * An org's monthly spend: a new UTC month is a new row, so nothing ever resets. Its runs are
+ * counted apart, in `org_run_tallies`.
+ */
 export interface OrgUsageTable {
   org_id: string;
   /** YYYY-MM, UTC. */
   month: string;
-  runs: number;
   cost_micro: number;
   input_tokens: number;
   output_tokens: number;
@@ -13,9 +15,10 @@ export interface OrgUsageTable {
 }
 
 /**
- * PostgreSQL only (migration 0011): more of an org's month's runs, counted by launches no
- * limit locks, one row per slot so concurrent connections seldom write the same row. The
- * month's run count is `org_usage.runs` plus these.
+ * An org's runs in a UTC month, the one place they are counted (migration 0053): the count is
+ * the sum of the month's rows, written only by addOrgRuns (store/delivery-path/add-org-runs.ts)
+ * and PostgreSQL's add_org_runs. A row per slot: on PostgreSQL the backend's process id picks
+ * it, so concurrent connections seldom write the same row; SQLite has one writer and slot 0.
  */
 export interface OrgRunTalliesTable {
   org_id: string;

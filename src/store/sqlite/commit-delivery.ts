@@ -39,6 +39,6 @@ export async function commitOnSqlite(tx: Db, c: DeliveryCommit): Promise<CommitA
   if (!owner) return GATE;
   await insertRun(tx, Object.assign({}, launch.run, { org_id: owner.org_id }));
   await insertDelivery(tx, row);
-  await addOrgRuns(tx, owner.org_id, launch.month, 1, launch.run.created_at);
+  await addOrgRuns(tx, owner.org_id, launch.month, 1);
   return { kind: "launched", orgId: owner.org_id };
 }

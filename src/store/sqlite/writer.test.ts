@@ -152,6 +152,20 @@ describe("where a file store writes a delivery", () => {
       await ts.close();
     }
   });
+
+  it("is always the event loop when the writer thread is turned off (SERVICE_SQLITE_WRITER_THREAD=off)", async () => {
+    const ts = await openTestStore("sqlite", "file", {
+      eventLoopLoad: { busy: true },
+      sqliteWriterThread: false,
+      sqliteWriterEntry: new URL("./no-such-writer.js", import.meta.url),
+    });
+    try {
+      await ts.store.ledger.commit({ row: row("dlv_busy_here", "team_x") });
+      expect(await ts.store.db.selectFrom("webhook_deliveries").select("id").execute()).toEqual([{ id: "dlv_busy_here" }]);
+    } finally {
+      await ts.close();
+    }
+  });
 });
 
 describe("a writer thread that stops", () => {
