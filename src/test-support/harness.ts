@@ -98,6 +98,8 @@ export interface TestApp {
   routes: { method: string; url: string; public: boolean }[];
   /** Answers that did not match the OpenAPI document (answer-check.ts): close() fails on any. */
   answerFaults: string[];
+  /** Every answer checked against the document, as `METHOD route → status`. */
+  answersChecked: string[];
   close(): Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
     logs,
     routes,
     answerFaults: answers.faults,
+    answersChecked: answers.checked,
     close: async () => {
       await app.close();
       await close();
