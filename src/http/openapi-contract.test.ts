@@ -184,7 +184,15 @@ describe("the OpenAPI document", () => {
     check(200, { ...ok, status: "deferred" });
     check(202, ok);
     check(200, { status: "launched", results: [{ ...ok, run_id: 7 }] });
-    expect(answers.faults.map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
+    // A ping's (and a redelivery's) copy of the endpoint's answer is held to the same schemas.
+    const ping = (body: unknown) => ({ event: "ping", reached: true, delivery_id: "dlv_1", answer: { status: 200, body } });
+    const pingRoute = "/api/teams/:id/webhooks/:webhook_id/ping";
+    answers.check({ method: "POST", route: pingRoute, status: 200, schema: { $ref: "PingResult#" }, payload: ping(ok) });
+    answers.check({ method: "POST", route: pingRoute, status: 200, schema: { $ref: "PingResult#" }, payload: ping({ error: "rate_limited", detail: "x" }) });
+    expect(answers.faults.filter((f) => f.includes(pingRoute))).toEqual([]);
+    answers.check({ method: "POST", route: pingRoute, status: 200, schema: { $ref: "PingResult#" }, payload: ping({ status: "launched" }) });
+    expect(answers.faults.filter((f) => f.includes(pingRoute))).toHaveLength(1);
+    expect(answers.faults.filter((f) => !f.includes(pingRoute)).map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
       Array(3).fill(`POST ${DELIVERY_ROUTE} → 200`).concat(`POST ${DELIVERY_ROUTE} → 202`, `POST ${DELIVERY_ROUTE} → 200`),
     );
   });
