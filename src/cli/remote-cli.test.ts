@@ -11,7 +11,7 @@ import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.j
 import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { FakeHooks } from "../test-support/fake-forges/fake-hooks.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
-import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
+import { client, freePort, seedTenancy, startListeningTestApp, startTestApp, type TestApp } from "../test-support/harness.js";
 import { buildProgram } from "./program.js";
 
 /** The compiled CLI, as `npx remote` runs it (`npm test` builds dist/ first). */
@@ -32,10 +32,11 @@ describe("the remote CLI against the service", () => {
   let home: string;
 
   beforeAll(async () => {
-    t = await startTestApp("sqlite", { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    // Listening at its own SERVICE_BASE_URL, so a test delivery comes back to it over the network.
+    const listening = await startListeningTestApp("sqlite", { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    t = listening;
+    url = listening.url;
     seed = await seedTenancy(t);
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     home = mkdtempSync(path.join(os.tmpdir(), "remote-cli-"));
   });
   afterAll(async () => {
@@ -205,7 +206,29 @@ describe("the remote CLI against the service", () => {
     const fresh = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept, "--fresh-key"]);
     expect(fresh.stdout).toMatch(/outcome\s+launched/);
     const ping = await as(seed.teamAdmin.token)(["webhooks", "ping", seed.team.id, hook.id]);
-    expect([ping.code, ping.stdout]).toEqual([0, expect.stringMatching(/reached\s+true[\s\S]*outcome\s+filtered/)]);
+    expect([ping.code, ping.stdout]).toEqual([
+      0,
+      expect.stringMatching(/url\s+http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/forge_b\/\S+\s+reached\s+true[\s\S]*outcome\s+filtered/),
+    ]);
+    expect(ping.stdout).toMatch(/Hint: This service answered, but SERVICE_BASE_URL \(127\.0\.0\.1\) is a loopback address/);
+  });
+
+  it("pings a service whose SERVICE_BASE_URL reaches nothing: prints the refusal and the hint, exits 1", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const lost = await startTestApp("sqlite", { SERVICE_BASE_URL: closed });
+    try {
+      await lost.app.listen({ port: 0, host: "127.0.0.1" });
+      const at = `http://127.0.0.1:${(lost.app.server.address() as AddressInfo).port}`;
+      const s = await seedTenancy(lost);
+      const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body.config.id;
+      const ping = await remote(["webhooks", "ping", s.team.id, hook], { SERVICE_URL: at, SERVICE_TOKEN: s.teamAdmin.token });
+      expect(ping.code).toBe(1);
+      expect(ping.stdout).toMatch(/reached\s+false[\s\S]*outcome\s+unreachable \(refused\)\s+reason\s+connect ECONNREFUSED/);
+      expect(ping.stdout).toContain(`Hint: Nothing accepts connections at ${closed}. SERVICE_BASE_URL must be the address forges call`);
+      expect(ping.stderr).toBe("remote: unreachable (refused): the test delivery did not land\n");
+    } finally {
+      await lost.close();
+    }
   });
 
   it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {
