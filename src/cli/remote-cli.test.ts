@@ -117,6 +117,22 @@ describe("the remote CLI against the service", () => {
     expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
   });
 
+  it("sets a team's board as a team admin, shows it in the team list, refuses a member (1) and a bad mode (2)", async () => {
+    const admin = as(seed.teamAdmin.token);
+    const tracked = await admin(["teams", "board", seed.team.id, "track"]);
+    expect([tracked.code, tracked.stdout]).toEqual([0, expect.stringMatching(/board_mode\s+track/)]);
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.board_mode).toBe("track");
+    expect((await admin(["teams", "list", seed.org.id])).stdout).toMatch(
+      new RegExp(`^ID\\s+NAME\\s+STATUS\\s+BOARD\n[\\s\\S]*${seed.team.id}\\s+Platform\\s+\\S+\\s+track$`, "m"),
+    );
+    const refused = await as(seed.member.token)(["teams", "board", seed.team.id, "coordinate"]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("(HTTP 403)")]);
+    const bad = await admin(["teams", "board", seed.team.id, "on"]);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("Allowed choices are off, track, coordinate")]);
+    expect(JSON.parse((await admin(["--json", "teams", "board", seed.team.id, "off"])).stdout).board_mode).toBe("off");
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.board_mode).toBe("off");
+  });
+
   it("creates a webhook printing its token once, lists, disables, enables and rotates it", async () => {
     const admin = as(seed.teamAdmin.token);
     const created = await admin(["--json", "webhooks", "create", seed.team.id, "--provider", "github", "--bot", "review-pr", "--set", "rate=2"]);
@@ -339,6 +355,20 @@ describe("the remote CLI against the service", () => {
       );
       expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "0"])).stdout).toMatch(/The old one is refused\.$/m);
       expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "soon"])).code).toBe(2);
+      // The gate settings: shown to a member, set by a team admin through a provision that writes nothing to the forge.
+      const gate = (await member(["repo-bots", "gate", seed.team.id, rb.id])).stdout;
+      expect(gate).toMatch(/gate_context\s+-?\s*\n[\s\S]*review_after_gate\s+false/);
+      expect((await member(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "on"])).code).toBe(1);
+      const set = await admin(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "on", "--context", "ci/test"]);
+      expect(set.code).toBe(0);
+      expect(set.stdout).toMatch(/gate_context\s+ci\/test\s+auto_fix_on_gate_failure\s+false\s+review_after_gate\s+true\s+forge_written\s+false/);
+      const stored = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repo-bots`)).body.repo_bots.find((b: { id: string }) => b.id === rb.id);
+      expect(stored).toMatchObject({ gate_context: "ci/test", review_after_gate: true, auto_fix_on_gate_failure: false, hook_id: rb.hook_id });
+      const off = JSON.parse((await admin(["--json", "repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "off"])).stdout);
+      expect(off).toMatchObject({ gate_context: "ci/test", review_after_gate: false, forge_written: false });
+      expect((await admin(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "yes"])).code).toBe(2);
+      const unknown = await admin(["repo-bots", "gate", seed.team.id, "rbt_nope", "--auto-fix", "on"]);
+      expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("not_found: repo bot not found")]);
     } finally {
       await gh.server.close();
     }

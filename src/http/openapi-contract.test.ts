@@ -194,7 +194,23 @@ describe("the OpenAPI document", () => {
     check(200, { ...ok, status: "deferred" });
     check(202, ok);
     check(200, { status: "launched", results: [{ ...ok, run_id: 7 }] });
-    expect(answers.faults.map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
+    // A redelivery's copy of the endpoint's answer is held to the same schemas.
+    const again = (body: unknown) => ({
+      redelivery_of: "dlv_0",
+      delivery_ids: ["dlv_1"],
+      proof: "verified_again",
+      fresh_key: false,
+      answer: { status: 200, body },
+    });
+    const redeliverRoute = "/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver";
+    const redelivered = (body: unknown) =>
+      answers.check({ method: "POST", route: redeliverRoute, status: 200, schema: { $ref: "RedeliveryResult#" }, payload: again(body) });
+    redelivered(ok);
+    redelivered({ error: "rate_limited", detail: "x" });
+    expect(answers.faults.filter((f) => f.includes(redeliverRoute))).toEqual([]);
+    redelivered({ status: "launched" });
+    expect(answers.faults.filter((f) => f.includes(redeliverRoute))).toHaveLength(1);
+    expect(answers.faults.filter((f) => !f.includes(redeliverRoute)).map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
       Array(3).fill(`POST ${DELIVERY_ROUTE} → 200`).concat(`POST ${DELIVERY_ROUTE} → 202`, `POST ${DELIVERY_ROUTE} → 200`),
     );
   });
