@@ -17,6 +17,7 @@ import { SHARED_SCHEMAS, TAGS, documentRoute } from "./routes/route-docs.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 import { REQUEST_ID_HEADER, accessLogger, recordRequest, requestIdOf } from "./request-record.js";
 import { validatorCompiler } from "./validator.js";
+import { lazySerializers } from "./lazy-compilers.js";
 import fastifyCookie from "@fastify/cookie";
 import { installApiRateLimit } from "./api-rate-limit.js";
 import { PRODUCT } from "../core/product.js";
@@ -107,6 +108,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     return503OnClosing: true,
     forceCloseConnections: "idle",
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest("principal", undefined as unknown as Principal);
