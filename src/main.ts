@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const tracing = await startTracing(PRODUCT);
   if (tracing.on) {
     for (const warning of tracing.warnings) log.warn(warning);
-    log.info("OpenTelemetry traces on: spans go to the OTLP endpoint (docs/operations.md)");
+    log.info({ protocol: tracing.protocol }, "OpenTelemetry traces on: spans go to the OTLP endpoint (docs/operations.md)");
   }
 
   const store = await openConfiguredStore(config, log);

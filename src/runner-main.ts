@@ -2,8 +2,4 @@ import { exitOnFatal } from "./config/process-exit.js";
 import { runRunnerProcess } from "./runner-process.js";
 
 /** `npm run runner`: a runner on a host of its own, from SERVICE_RUNNER_URL and SERVICE_RUNNER_TOKEN (see docs/runners.md). */
-try {
-  runRunnerProcess(process.env);
-} catch (err) {
-  exitOnFatal(err);
-}
+runRunnerProcess(process.env).catch(exitOnFatal);

@@ -1,9 +1,8 @@
-import type { Db } from "../store/store.js";
 import type { RunRow } from "../store/runs.js";
 import type { KeyHolder } from "../store/deliveries.js";
 import type { CallRefusal } from "../store/delivery-ledger.js";
 import type { ActiveRun } from "../store/active-runs.js";
-import type { LaunchRecord } from "../store/launch-record.js";
+import type { DeliveryRecord, ResumeRecord, SurfaceRecord } from "../store/launch-record.js";
 import type { LaunchDenial } from "./decide-launch.js";
 
 /** Where a launch came from; every one of them passes the gate. */
@@ -34,17 +33,6 @@ export interface LaunchRequest {
   bypassGate?: boolean;
 }
 
-export interface LaunchOptions {
-  /**
-   * Runs inside the launch transaction right after the run row is written (before the
-   * metering writes), so the caller's own rows (a board card, a trigger's launch, a schedule)
-   * commit together with the gate's writes, or not at all. An error thrown here rolls
-   * everything back and reaches the caller unchanged. A delivery's row is not a callback: it is
-   * {@link RecordedLaunchOptions.record}, data the store writes.
-   */
-  within?: (tx: Db, run: RunRow) => Promise<void>;
-}
-
 /**
  * `overlap: skip` as one step with the launch: nothing launches while a run of the same webhook,
  * subject and bot is in flight (one launched under `key` excepted: that is this delivery's own).
@@ -58,25 +46,41 @@ export interface OverlapGuard {
 
 /** A delivery's launch: its row as data, written by the store in the launch's own commit. */
 export interface RecordedLaunchOptions {
-  record: LaunchRecord;
+  record: DeliveryRecord;
   overlap?: OverlapGuard;
 }
 
-/**
- * As {@link LaunchResult}, and:
- * - `taken`: the key is held, or a concurrent delivery won the race for it (`holder` unknown
- *   then); `recorded` when this delivery's own duplicate row was written (`replayOf`);
- * - `refused`: the call's admission refused it; nothing written;
- * - `overlapping`: `overlap` found these runs in flight; nothing written.
- */
-export type RecordedLaunchResult =
-  | LaunchResult
-  | { kind: "taken"; holder: KeyHolder | undefined; recorded: boolean }
-  | { kind: "refused"; refusal: CallRefusal }
-  | { kind: "overlapping"; active: ActiveRun[] };
+/** A board card's, a trigger's or a schedule's launch: its own rows as data, written with the run. */
+export interface SurfaceLaunchOptions {
+  record: SurfaceRecord;
+}
+
+/** A resume's own write (a retry taken, an answer kept), as data written with the requeued run. */
+export interface ResumeOptions {
+  record: ResumeRecord;
+}
 
 export type LaunchResult =
   /** HTTP 201: the run is queued. `metered` is false only when the gate failed open. */
   | { kind: "launched"; run: RunRow; metered: boolean }
   /** The gate's status (403, 429, 402) with the denial envelope. */
   | { kind: "denied"; denial: LaunchDenial };
+
+/**
+ * A lost race, the one way every launch with a record reports it: the record's key is held, or
+ * what it writes left the state it expects (a card no longer ready, a schedule past the
+ * occurrence, a retry taken, a row settled meanwhile). Nothing was written. For a delivery,
+ * `holder` is the key's holder when known and `recorded` tells whether this delivery's own
+ * duplicate row was written (`replayOf`).
+ */
+export type TakenResult = { kind: "taken"; holder: KeyHolder | undefined; recorded: boolean };
+
+/** As {@link LaunchResult}, or {@link TakenResult}: a launch or resume with a surface's or a resume's record. */
+export type SurfaceLaunchResult = LaunchResult | TakenResult;
+
+/**
+ * As {@link SurfaceLaunchResult}, and:
+ * - `refused`: the call's admission refused it; nothing written;
+ * - `overlapping`: `overlap` found these runs in flight; nothing written.
+ */
+export type RecordedLaunchResult = SurfaceLaunchResult | { kind: "refused"; refusal: CallRefusal } | { kind: "overlapping"; active: ActiveRun[] };

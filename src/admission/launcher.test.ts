@@ -5,7 +5,7 @@ import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../test-sup
 import { loadTeamAndOrg } from "../store/admission.js";
 import { findOrgUsage } from "../store/usage.js";
 import type { LaunchRequest } from "./launch-types.js";
-import type { LaunchRecord } from "../store/launch-record.js";
+import type { DeliveryRecord } from "../store/launch-record.js";
 
 type Seed = Awaited<ReturnType<typeof seedTenancy>>;
 
@@ -32,7 +32,7 @@ async function newTeam(_t: TestApp, s: Seed, orgId: string, body: Record<string,
 }
 
 /** A delivery's launch, its row as data, through this app's launcher and ledger. */
-function launchRecorded(t: TestApp, request: LaunchRequest, record: LaunchRecord) {
+function launchRecorded(t: TestApp, request: LaunchRequest, record: DeliveryRecord) {
   return t.services.launcher.launch(request, { record });
 }
 
@@ -125,78 +125,87 @@ describe.each(storeKinds())("Launcher on %s", (kind) => {
     expect(run).toMatchObject({ status: "failed", failure_code: "LAUNCH_FAILED", metered: 0 });
   });
 
-  it("commits the caller's hook with the launch, and rolls everything back when it throws", async () => {
+  it("commits a surface's record with the launch, and answers a lost race as taken with everything rolled back", async () => {
     const org = await newOrg(s, { monthly_run_quota: 5 });
     const team = await newTeam(t, s, org.id, { launch_rate_per_min: 10 });
-    const seen: string[] = [];
-    const ok = await t.services.launcher.launch(request(team.id), {
-      within: async (tx, run) => {
-        seen.push(run.id);
-        // The run row is visible inside the transaction the hook is given.
-        expect(await tx.selectFrom("runs").select("status").where("id", "=", run.id).executeTakeFirst()).toEqual({ status: "queued" });
-      },
-    });
-    expect(ok.kind === "launched" && [ok.run.id]).toEqual(seen);
+    const sub = (await s.admin.post("/api/v1/triggers", { team_id: team.id, name: "sub", event: "e", bot: "review-pr" })).body as { id: string };
+    const record = { trigger: { teamId: team.id, subscriptionId: sub.id, key: "emit-1" } };
+    const ok = await t.services.launcher.launch(request(team.id), { record });
+    if (ok.kind !== "launched") throw new Error(`not launched: ${ok.kind}`);
+    expect(await t.store.db.selectFrom("trigger_launches").select("run_id").where("team_id", "=", team.id).execute()).toEqual([{ run_id: ok.run.id }]);
+    const subscription = t.store.db.selectFrom("trigger_subscriptions").select("last_run_id").where("id", "=", sub.id);
+    expect(await subscription.executeTakeFirst()).toEqual({ last_run_id: ok.run.id });
     const bucket = await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow();
 
-    class Duplicate extends Error {}
-    await expect(
-      t.services.launcher.launch(request(team.id), {
-        within: async () => {
-          throw new Duplicate("idempotency loser");
-        },
-      }),
-    ).rejects.toBeInstanceOf(Duplicate);
+    // The key held: the launch, its bucket token and its count are rolled back with the record.
+    expect(await t.services.launcher.launch(request(team.id), { record })).toEqual({ kind: "taken", holder: undefined, recorded: false });
     expect(await runCount(t, team.id)).toBe(1);
     expect(await orgRuns(t, org.id)).toBe(1);
     expect(await t.store.db.selectFrom("team_launch_buckets").selectAll().where("team_id", "=", team.id).executeTakeFirstOrThrow()).toEqual(bucket);
+    expect(await subscription.executeTakeFirst()).toEqual({ last_run_id: ok.run.id });
+
+    // A resume's record: an answer to no question is a lost race too, and the run stays failed.
+    await t.services.launcher.failAfterAdmission(ok.run.id, "x");
+    const resumed = await t.services.launcher.resume(ok.run.id, { userId: null, kind: "user" }, false, { record: { answer: "yes" } });
+    expect(resumed).toEqual({ kind: "taken", holder: undefined, recorded: false });
+    expect(await t.store.db.selectFrom("runs").select(["status", "attempt"]).where("id", "=", ok.run.id).executeTakeFirst()).toEqual({
+      status: "failed",
+      attempt: 1,
+    });
   });
 
   it.each([
-    ["no limit set (one statement on PostgreSQL)", {}],
-    ["a limit set (the gate's transaction)", { max_concurrent_runs: 10 }],
-  ])("commits a recorded delivery row with its run and counter; a held key launches nothing, a key lost in a race stores nothing: %s", async (_, limits) => {
-    const org = await newOrg(s);
-    const team = await newTeam(t, s, org.id, limits);
-    const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
-    const delivery = (id: string) => ({
-      id: `${id}_${team.id}`,
-      tenant_id: team.id,
-      webhook_id: hook.id,
-      provider: "generic" as const,
-      status: "launched" as const,
-      idempotency_key: "k1",
-      run_id: null,
-      attempts: 1,
-      created_at: t.clock.now(),
-      updated_at: t.clock.now(),
-      launched_at: t.clock.now(),
-    });
-    const recorded = (id: string): LaunchRecord => ({ insert: delivery(id) });
-    const first = await launchRecorded(t, request(team.id), recorded("dlv_a"));
-    if (first.kind !== "launched") throw new Error("not launched");
-    expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
-    const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
-    expect(stored).toMatchObject({ run_id: first.run.id, status: "launched", idempotency_key: "k1", attempts: 1 });
-    expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({
-      status: "queued",
-      metered: 1,
-    });
+    ["no limit set (one statement on PostgreSQL)", {}, {}],
+    ["a limit set (the gate's transaction)", { max_concurrent_runs: 10 }, {}],
+    ["a gate bypass (the key read in the gate's transaction)", {}, { bypassGate: true }],
+  ])(
+    "commits a recorded delivery row with its run and counter; a held key launches nothing, a key lost in a race stores nothing: %s",
+    async (_, limits, extra) => {
+      const org = await newOrg(s);
+      const team = await newTeam(t, s, org.id, limits);
+      const hook = (await s.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "generic", name: "h" })).body.config;
+      const delivery = (id: string) => ({
+        id: `${id}_${team.id}`,
+        tenant_id: team.id,
+        webhook_id: hook.id,
+        provider: "generic" as const,
+        status: "launched" as const,
+        idempotency_key: "k1",
+        run_id: null,
+        attempts: 1,
+        created_at: t.clock.now(),
+        updated_at: t.clock.now(),
+        launched_at: t.clock.now(),
+      });
+      const recorded = (id: string): DeliveryRecord => ({ insert: delivery(id) });
+      const first = await launchRecorded(t, request(team.id, extra), recorded("dlv_a"));
+      if (first.kind !== "launched") throw new Error("not launched");
+      expect(first.run).toMatchObject({ metered: 1, metered_attempt: 1, org_id: org.id });
+      const stored = await t.store.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", `dlv_a_${team.id}`).executeTakeFirstOrThrow();
+      expect(stored).toMatchObject({ run_id: first.run.id, status: "launched", idempotency_key: "k1", attempts: 1 });
+      expect(await t.store.db.selectFrom("runs").select(["status", "metered"]).where("id", "=", first.run.id).executeTakeFirst()).toEqual({
+        status: "queued",
+        metered: 1,
+      });
 
-    // The key held: nothing launched, the holder answered.
-    const again = await launchRecorded(t, request(team.id), recorded("dlv_b"));
-    expect(again.kind === "taken" && again.holder).toMatchObject({ id: `dlv_a_${team.id}`, run_id: first.run.id });
-    expect(await runCount(t, team.id)).toBe(1);
-    expect(await orgRuns(t, org.id)).toBe(1);
+      // The key held: nothing launched, the holder answered.
+      const again = await launchRecorded(t, request(team.id, extra), recorded("dlv_b"));
+      expect(again.kind === "taken" && again.holder).toMatchObject({ id: `dlv_a_${team.id}`, run_id: first.run.id });
+      expect(await runCount(t, team.id)).toBe(1);
+      expect(await orgRuns(t, org.id)).toBe(1);
 
-    // Two at once under a new key: one launches; the other finds the key taken, or loses it
-    // between its check and its write, and then nothing of it is stored.
-    const racing = (id: string): LaunchRecord => ({ insert: { ...delivery(id), idempotency_key: "k2" } });
-    const outcomes = await Promise.all([launchRecorded(t, request(team.id), racing("dlv_c")), launchRecorded(t, request(team.id), racing("dlv_d"))]);
-    expect(outcomes.map((o) => o.kind).sort()).toEqual(["launched", "taken"]);
-    expect(await runCount(t, team.id)).toBe(2);
-    expect(await orgRuns(t, org.id)).toBe(2);
-  });
+      // Two at once under a new key: one launches; the other finds the key taken, or loses it
+      // between its check and its write, and then nothing of it is stored.
+      const racing = (id: string): DeliveryRecord => ({ insert: { ...delivery(id), idempotency_key: "k2" } });
+      const outcomes = await Promise.all([
+        launchRecorded(t, request(team.id, extra), racing("dlv_c")),
+        launchRecorded(t, request(team.id, extra), racing("dlv_d")),
+      ]);
+      expect(outcomes.map((o) => o.kind).sort()).toEqual(["launched", "taken"]);
+      expect(await runCount(t, team.id)).toBe(2);
+      expect(await orgRuns(t, org.id)).toBe(2);
+    },
+  );
 
   // Taken for ungated (as a target read before the limit was set), the ledger hands each of these
   // to the gate's transaction: every check of the gate's table still denies, and nothing is written.

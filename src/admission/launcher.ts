@@ -10,12 +10,22 @@ import * as runs from "../store/runs.js";
 import type { Db, Store } from "../store/store.js";
 import { findTeam } from "../store/tenancy.js";
 import { addOrgRuns, findOrgUsage } from "../store/usage.js";
-import { findActiveRunsOfSubject, type ActiveRun } from "../store/active-runs.js";
-import { findDeliveryByKey } from "../store/deliveries.js";
+import { findActiveRunsOfSubject } from "../store/active-runs.js";
 import { isUniqueViolation } from "../store/errors.js";
-import { deniedColumns, launchedColumns, writeLaunchRecord, type LaunchRecord, type RecordOutcome } from "../store/launch-record.js";
+import { isDeliveryRecord, launchedColumns, writeLaunchRecord, type DeliveryRecord, type LaunchRecord } from "../store/launch-record.js";
 import { decideLaunch, noLimitApplies, snapshotNeeds, type LaunchDenial, type LaunchFacts, type LaunchSnapshot } from "./decide-launch.js";
-import type { LaunchActor, LaunchOptions, LaunchRequest, LaunchResult, OverlapGuard, RecordedLaunchOptions, RecordedLaunchResult } from "./launch-types.js";
+import { deniedRecord, keepRecord, keyFree, lostRace, Overlapping, RecordError, recordsDenial, type Gated } from "./launch-record-steps.js";
+import type {
+  LaunchActor,
+  LaunchRequest,
+  LaunchResult,
+  OverlapGuard,
+  RecordedLaunchOptions,
+  RecordedLaunchResult,
+  ResumeOptions,
+  SurfaceLaunchOptions,
+  SurfaceLaunchResult,
+} from "./launch-types.js";
 import { newRunRow } from "./new-run-row.js";
 
 export interface LauncherDeps {
@@ -25,60 +35,6 @@ export interface LauncherDeps {
   metrics: Metrics;
   log: Logger;
   defaults: OrgLimitDefaults;
-}
-
-/** An error thrown by the caller's `within` hook: rethrown as is, never taken for a gate error. */
-class HookError extends Error {
-  constructor(readonly original: unknown) {
-    super("launch hook failed");
-  }
-}
-
-/** A delivery's row whose key a concurrent delivery took first (a row to settle that left its state). */
-class KeyTaken extends Error {}
-
-/** `overlap: skip` found runs in flight under the team's lock. */
-class Overlapping extends Error {
-  constructor(readonly active: ActiveRun[]) {
-    super("overlapping runs in flight");
-  }
-}
-
-/** What a delivery's launch adds to the gate's transaction. */
-interface Gated {
-  lock?: boolean;
-  denied?: (tx: Db, denial: LaunchDenial, now: number) => Promise<void>;
-}
-
-/**
- * Whether a denial is written on the record's row: a new row and a retried launch_error are
- * settled as launch_error; a parked push's `accepted` row waits for its next try.
- */
-function recordsDenial(record: LaunchRecord): boolean {
-  return "insert" in record || record.settle.from === "launch_error";
-}
-
-/** The denial written on the record's row. */
-function deniedRecord(record: LaunchRecord): NonNullable<Gated["denied"]> {
-  return (tx, denial, now) => keepRecord(tx, record, deniedColumns(denial, now));
-}
-
-/** The record written with its outcome, or the launch's commit rolled back as a lost race (`KeyTaken`, a unique violation). */
-async function keepRecord(tx: Db, record: LaunchRecord, outcome: RecordOutcome): Promise<void> {
-  let kept: boolean;
-  try {
-    kept = await writeLaunchRecord(tx, record, outcome);
-  } catch (err) {
-    throw new HookError(err);
-  }
-  if (!kept) throw new HookError(new KeyTaken());
-}
-
-/** The one way a race ends: a row gone from its state or a key's unique index is `taken`, an overlap `overlapping`. */
-function lostRace(err: unknown): RecordedLaunchResult {
-  if (err instanceof Overlapping) return { kind: "overlapping", active: err.active };
-  if (err instanceof KeyTaken || isUniqueViolation(err)) return { kind: "taken", holder: undefined, recorded: false };
-  throw err;
 }
 
 /** The ledger's one commit of a delivery's launch: its answer, or the gate's turn (`gate`), or `failed` before any write. */
@@ -114,62 +70,78 @@ export class Launcher {
   }
 
   /**
-   * The only door a run comes in by. With a delivery's `record` (data, not a callback), the run
-   * and the row commit together however the store executes them: in the ledger's one commit when
-   * no limit applies to the team (store/sqlite/commit-delivery.ts,
-   * store/postgres/deliver-webhook-calls.sql), else in the gate's transaction.
+   * The only door a run comes in by. What the caller writes with the run is data, a `record`
+   * the store writes in the launch's own commit, never a callback:
+   * - a delivery's row, which commits with the run however the store executes it: in the
+   *   ledger's one commit when no limit applies to the team (store/sqlite/commit-delivery.ts,
+   *   store/postgres/deliver-webhook-calls.sql), else in the gate's transaction;
+   * - a surface's rows (a board card, a trigger's launch, a schedule's occurrence), in the
+   *   gate's transaction.
+   * A lost race, whatever its form (a key's unique index, a row gone from the state the record
+   * expects), answers `taken` and writes nothing.
    */
-  launch(request: LaunchRequest, options?: LaunchOptions): Promise<LaunchResult>;
+  launch(request: LaunchRequest): Promise<LaunchResult>;
+  launch(request: LaunchRequest, options: SurfaceLaunchOptions): Promise<SurfaceLaunchResult>;
   launch(request: LaunchRequest, options: RecordedLaunchOptions): Promise<RecordedLaunchResult>;
-  async launch(request: LaunchRequest, options: LaunchOptions | RecordedLaunchOptions = {}): Promise<RecordedLaunchResult> {
-    if ("record" in options) return this.launchRecorded(request, options);
-    return this.admit(request.teamId, request.bypassGate === true, this.insertNew(request, this.deps.ids.next("run")), options);
-  }
-
-  /**
-   * A delivery's launch: the call's admission first, then the key (held: `taken`), then the run
-   * with its row. A lost race, whatever its form (the key's unique index, a row to settle gone
-   * from its state), answers `taken`.
-   */
-  private async launchRecorded(request: LaunchRequest, { record, overlap }: RecordedLaunchOptions): Promise<RecordedLaunchResult> {
+  async launch(request: LaunchRequest, options?: SurfaceLaunchOptions | RecordedLaunchOptions): Promise<RecordedLaunchResult> {
+    const bypassGate = request.bypassGate === true;
     const id = this.deps.ids.next("run");
-    if ("insert" in record) {
-      const answered = await this.beforeGate(request, id, record, overlap);
-      if (answered) return answered;
-    }
-    const gated = { lock: overlap !== undefined, denied: recordsDenial(record) ? deniedRecord(record) : undefined };
+    const record = options?.record;
+    const overlap = options && "overlap" in options ? options.overlap : undefined;
+    const insert = this.insertRecorded(request, id, record, overlap);
+    if (!record) return this.admit(request.teamId, bypassGate, insert);
+    const gated = isDeliveryRecord(record) ? await this.deliveryGate(request, id, record, overlap) : {};
+    if ("kind" in gated) return gated;
     try {
-      return await this.admit(request.teamId, request.bypassGate === true, this.insertRecorded(request, id, record, overlap), {}, gated);
+      return await this.admit(request.teamId, bypassGate, insert, gated);
     } catch (err) {
+      if (err instanceof Overlapping) return { kind: "overlapping", active: err.active };
       return lostRace(err);
     }
   }
 
   /**
-   * A new row's admission and key check, before the gate: in the ledger's one commit with the
-   * launch when it can be, else on their own. Its answer, or undefined when the gate is to write it.
+   * A delivery's part of the gate's transaction (its team's lock under `overlap`, its denial's
+   * write, its key's check when not done yet), or its answer before the gate.
+   */
+  private async deliveryGate(
+    request: LaunchRequest,
+    id: string,
+    record: DeliveryRecord,
+    overlap: OverlapGuard | undefined,
+  ): Promise<RecordedLaunchResult | Gated> {
+    const gated: Gated = { lock: overlap !== undefined, denied: recordsDenial(record) ? deniedRecord(record) : undefined };
+    if (!("insert" in record)) return gated;
+    const before = await this.beforeGate(request, id, record, overlap);
+    if (before.kind !== "gate") return before;
+    return before.keyChecked ? gated : { ...gated, keyFree: keyFree(record) };
+  }
+
+  /**
+   * A new row's admission, before the gate: in the ledger's one commit with the launch and its
+   * key check when it can be, else on its own. Its answer, or `gate` when the gate is to write it
+   * (`keyChecked` when the ledger found the key free).
    */
   private async beforeGate(
     request: LaunchRequest,
     id: string,
-    record: Extract<LaunchRecord, { insert: unknown }>,
+    record: Extract<DeliveryRecord, { insert: unknown }>,
     overlap: OverlapGuard | undefined,
-  ): Promise<RecordedLaunchResult | undefined> {
-    let keyChecked = false;
+  ): Promise<RecordedLaunchResult | { kind: "gate"; keyChecked: boolean }> {
     if (this.oneCommit && request.bypassGate !== true && !overlap) {
       const answer = await this.commitAtOnce(request, id, record);
-      if (answer.kind !== "gate" && answer.kind !== "failed") return answer;
-      keyChecked = answer.kind === "gate";
-    } else if (record.admission) {
+      if (answer.kind === "failed") return { kind: "gate", keyChecked: false };
+      return answer.kind === "gate" ? { kind: "gate", keyChecked: true } : answer;
+    }
+    if (record.admission) {
       const admitted = await this.deps.store.ledger.admit(record.admission);
       if (admitted.kind !== "admitted") return { kind: "refused", refusal: admitted };
     }
-    const holder = keyChecked ? undefined : await findDeliveryByKey(this.deps.store.db, record.insert.tenant_id, record.insert.idempotency_key);
-    return holder ? { kind: "taken", holder, recorded: false } : undefined;
+    return { kind: "gate", keyChecked: false };
   }
 
   /** The run, the record, and the call's admission in one ledger commit; `gate` when a limit or a status needs the gate. */
-  private async commitAtOnce(request: LaunchRequest, id: string, record: Extract<LaunchRecord, { insert: unknown }>): Promise<AtOnce> {
+  private async commitAtOnce(request: LaunchRequest, id: string, record: Extract<DeliveryRecord, { insert: unknown }>): Promise<AtOnce> {
     const { store, clock, log } = this.deps;
     const now = clock.now();
     const month = monthOf(now);
@@ -190,41 +162,49 @@ export class Launcher {
     }
   }
 
-  /** The run and its record in the gate's transaction; under `overlap`, only when nothing overlapping is in flight. */
-  private insertRecorded(request: LaunchRequest, id: string, record: LaunchRecord, overlap: OverlapGuard | undefined): Admit {
-    const insert = this.insertNew(request, id);
+  /**
+   * A new run under `id` and its record (when any) in the gate's transaction; under `overlap`,
+   * only when nothing overlapping is in flight. A run is inserted here or in the ledger's one
+   * commit, nowhere else.
+   */
+  private insertRecorded(request: LaunchRequest, id: string, record: LaunchRecord | undefined, overlap: OverlapGuard | undefined): Admit {
     return async (tx, orgId, now, meterMonth) => {
       if (overlap) {
         const match = { teamId: request.teamId, webhookId: overlap.webhookId, subjectId: overlap.subjectId, botId: overlap.botId };
         const active = (await findActiveRunsOfSubject(tx, match)).filter((r) => r.idempotencyKey !== overlap.key);
-        if (active.length > 0) throw new HookError(new Overlapping(active));
+        if (active.length > 0) throw new RecordError(new Overlapping(active));
       }
-      const written = await insert(tx, orgId, now, meterMonth);
-      await keepRecord(tx, record, launchedColumns(id, now));
-      return written;
-    };
-  }
-
-  /** Writes a new run under `id`. */
-  private insertNew(request: LaunchRequest, id: string): Admit {
-    return async (tx, orgId, now, meterMonth) => {
       const row = newRunRow(request, id, orgId, now, meterMonth);
       await runs.insertRun(tx, row);
+      if (record) await keepRecord(() => writeLaunchRecord(tx, record, id, now));
       return { run: row, counted: meterMonth !== null };
     };
   }
 
-  /** A new attempt of a failed or failed_resumable run, back on the queue; gated and metered like a launch. */
-  async resume(runId: string, actor: LaunchActor, bypassGate: boolean, options: LaunchOptions = {}): Promise<LaunchResult> {
+  /**
+   * A new attempt of a failed or failed_resumable run, back on the queue; gated and metered like
+   * a launch. With a `record` (a retry taken, an answer kept), written with the requeued run; a
+   * lost race answers `taken`.
+   */
+  async resume(runId: string, actor: LaunchActor, bypassGate: boolean): Promise<LaunchResult>;
+  async resume(runId: string, actor: LaunchActor, bypassGate: boolean, options: ResumeOptions): Promise<SurfaceLaunchResult>;
+  async resume(runId: string, actor: LaunchActor, bypassGate: boolean, options?: ResumeOptions): Promise<SurfaceLaunchResult> {
     const run = await runs.findRun(this.deps.store.db, runId);
     if (!run) throw notFound("run");
     // Answer "not resumable" before the gate, so a full quota does not hide it; re-checked under the lock.
     if (run.status !== "failed" && run.status !== "failed_resumable") throw conflict(NOT_RESUMABLE);
+    const record = options?.record;
     const requeue: Admit = async (tx, _orgId, now) => {
       if (!(await runs.requeueRun(tx, runId, now, actor))) throw conflict(NOT_RESUMABLE);
+      if (record) await keepRecord(() => writeLaunchRecord(tx, record, runId, now));
       return { run: (await runs.findRun(tx, runId))!, counted: false };
     };
-    return this.admit(run.team_id, bypassGate, requeue, options);
+    if (!record) return this.admit(run.team_id, bypassGate, requeue);
+    try {
+      return await this.admit(run.team_id, bypassGate, requeue);
+    } catch (err) {
+      return lostRace(err);
+    }
   }
 
   /**
@@ -243,10 +223,11 @@ export class Launcher {
 
   /**
    * `gated.lock`: the team's rows are locked whatever the limits (a write that reads what concurrent
-   * launches write); `gated.denied`: the denial's own write, in the gate's transaction.
+   * launches write); `gated.keyFree`: a new row's key read before the verdict; `gated.denied`:
+   * the denial's own write, in the gate's transaction.
    */
-  private async admit(teamId: string, bypassGate: boolean, write: Admit, options: LaunchOptions, gated: Gated = {}): Promise<LaunchResult> {
-    const { lock = false, denied } = gated;
+  private async admit(teamId: string, bypassGate: boolean, write: Admit, gated: Gated = {}): Promise<LaunchResult> {
+    const { lock = false, keyFree, denied } = gated;
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     const facts = { bypassGate };
@@ -258,6 +239,7 @@ export class Launcher {
         const found = await loadTeamAndOrg(tx, teamId, (f) => lock || this.needsLocks(f, facts));
         if (!found) throw notFound("team");
         const { org } = found;
+        await keyFree?.(tx);
         const verdict = decideLaunch(await this.snapshot(tx, found, facts, now), facts, now);
         if (!verdict.admitted) {
           if (denied) await denied(tx, verdict.denial, now);
@@ -265,7 +247,6 @@ export class Launcher {
         }
         if (verdict.bucket) await putLaunchBucket(tx, teamId, verdict.bucket);
         const written = await write(tx, org.id, now, verdict.month);
-        await this.runHook(options, tx, written.run);
         // Metering last: the month's run count is what concurrent launches share, so its row
         // lock (PostgreSQL: this connection's tally slot) is held only from here to the commit.
         stage = "meter";
@@ -277,11 +258,11 @@ export class Launcher {
       if (result.kind === "denied") metrics.launchDenied.inc({ reason: result.denial.error });
       return result;
     } catch (err) {
-      if (err instanceof HookError) throw err.original;
+      if (err instanceof RecordError) throw err.original;
       if (err instanceof ServiceError) throw err;
       metrics.launchGateErrors.inc({ stage });
       log.error({ err, teamId, stage }, "launch gate store error; failing open, the launch proceeds unmetered");
-      return this.admitUngated(teamId, write, options, now);
+      return this.admitUngated(teamId, write, now);
     }
   }
 
@@ -333,26 +314,16 @@ export class Launcher {
   }
 
   /** Fail-open path: the run is written without the gate's checks and without counting it. */
-  private async admitUngated(teamId: string, write: Admit, options: LaunchOptions, now: number): Promise<LaunchResult> {
+  private async admitUngated(teamId: string, write: Admit, now: number): Promise<LaunchResult> {
     try {
       return await this.deps.store.tx(async (tx): Promise<LaunchResult> => {
         const team = await findTeam(tx, teamId);
         if (!team) throw notFound("team");
         const { run } = await write(tx, team.org_id, now, null);
-        await this.runHook(options, tx, run);
         return { kind: "launched", run, metered: false } as const;
       });
     } catch (err) {
-      throw err instanceof HookError ? err.original : err;
-    }
-  }
-
-  /** The caller's part of the launch transaction (`within`). */
-  private async runHook(options: LaunchOptions, tx: Db, run: runs.RunRow): Promise<void> {
-    try {
-      if (options.within) await options.within(tx, run);
-    } catch (err) {
-      throw new HookError(err);
+      throw err instanceof RecordError ? err.original : err;
     }
   }
 }

@@ -11,7 +11,7 @@ import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.j
 import { FakeGitHub } from "../test-support/fake-forges/fake-github.js";
 import { FakeHooks } from "../test-support/fake-forges/fake-hooks.js";
 import { WORLD } from "../test-support/fake-forges/world.js";
-import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
+import { client, freePort, seedTenancy, startListeningTestApp, startTestApp, type TestApp } from "../test-support/harness.js";
 import { buildProgram } from "./program.js";
 
 /** The compiled CLI, as `npx remote` runs it (`npm test` builds dist/ first). */
@@ -32,10 +32,11 @@ describe("the remote CLI against the service", () => {
   let home: string;
 
   beforeAll(async () => {
-    t = await startTestApp("sqlite", { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    // Listening at its own SERVICE_BASE_URL, so a test delivery comes back to it over the network.
+    const listening = await startListeningTestApp("sqlite", { SERVICE_WEBHOOK_SYNC_DEBOUNCE: "0" });
+    t = listening;
+    url = listening.url;
     seed = await seedTenancy(t);
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     home = mkdtempSync(path.join(os.tmpdir(), "remote-cli-"));
   });
   afterAll(async () => {
@@ -114,6 +115,22 @@ describe("the remote CLI against the service", () => {
     expect((await orgAdmin(["teams", "status", seed.team.id, "paused"])).code).toBe(2);
     expect((await orgAdmin(["teams", "status", seed.team.id])).code).toBe(2);
     expect(JSON.parse((await orgAdmin(["--json", "teams", "status", seed.team.id, "active"])).stdout).status).toBe("active");
+  });
+
+  it("sets a team's board as a team admin, shows it in the team list, refuses a member (1) and a bad mode (2)", async () => {
+    const admin = as(seed.teamAdmin.token);
+    const tracked = await admin(["teams", "board", seed.team.id, "track"]);
+    expect([tracked.code, tracked.stdout]).toEqual([0, expect.stringMatching(/board_mode\s+track/)]);
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.board_mode).toBe("track");
+    expect((await admin(["teams", "list", seed.org.id])).stdout).toMatch(
+      new RegExp(`^ID\\s+NAME\\s+STATUS\\s+BOARD\n[\\s\\S]*${seed.team.id}\\s+Platform\\s+\\S+\\s+track$`, "m"),
+    );
+    const refused = await as(seed.member.token)(["teams", "board", seed.team.id, "coordinate"]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("(HTTP 403)")]);
+    const bad = await admin(["teams", "board", seed.team.id, "on"]);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("Allowed choices are off, track, coordinate")]);
+    expect(JSON.parse((await admin(["--json", "teams", "board", seed.team.id, "off"])).stdout).board_mode).toBe("off");
+    expect((await seed.member.api.get(`/api/teams/${seed.team.id}`)).body.board_mode).toBe("off");
   });
 
   it("creates a webhook printing its token once, lists, disables, enables and rotates it", async () => {
@@ -205,7 +222,29 @@ describe("the remote CLI against the service", () => {
     const fresh = await as(seed.teamAdmin.token)(["deliveries", "redeliver", seed.team.id, hook.id, kept, "--fresh-key"]);
     expect(fresh.stdout).toMatch(/outcome\s+launched/);
     const ping = await as(seed.teamAdmin.token)(["webhooks", "ping", seed.team.id, hook.id]);
-    expect([ping.code, ping.stdout]).toEqual([0, expect.stringMatching(/reached\s+true[\s\S]*outcome\s+filtered/)]);
+    expect([ping.code, ping.stdout]).toEqual([
+      0,
+      expect.stringMatching(/url\s+http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/forge_b\/\S+\s+reached\s+true[\s\S]*outcome\s+filtered/),
+    ]);
+    expect(ping.stdout).toMatch(/Hint: This service answered, but SERVICE_BASE_URL \(127\.0\.0\.1\) is a loopback address/);
+  });
+
+  it("pings a service whose SERVICE_BASE_URL reaches nothing: prints the refusal and the hint, exits 1", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const lost = await startTestApp("sqlite", { SERVICE_BASE_URL: closed });
+    try {
+      await lost.app.listen({ port: 0, host: "127.0.0.1" });
+      const at = `http://127.0.0.1:${(lost.app.server.address() as AddressInfo).port}`;
+      const s = await seedTenancy(lost);
+      const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body.config.id;
+      const ping = await remote(["webhooks", "ping", s.team.id, hook], { SERVICE_URL: at, SERVICE_TOKEN: s.teamAdmin.token });
+      expect(ping.code).toBe(1);
+      expect(ping.stdout).toMatch(/reached\s+false[\s\S]*outcome\s+unreachable \(refused\)\s+reason\s+connect ECONNREFUSED/);
+      expect(ping.stdout).toContain(`Hint: Nothing accepts connections at ${closed}. SERVICE_BASE_URL must be the address forges call`);
+      expect(ping.stderr).toBe("remote: unreachable (refused): the test delivery did not land\n");
+    } finally {
+      await lost.close();
+    }
   });
 
   it("lists, shows, cancels and resumes runs; a refused resume exits 1 with the API's error", async () => {
@@ -316,6 +355,20 @@ describe("the remote CLI against the service", () => {
       );
       expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "0"])).stdout).toMatch(/The old one is refused\.$/m);
       expect((await admin(["repo-bots", "rotate", seed.team.id, rb.id, "--overlap", "soon"])).code).toBe(2);
+      // The gate settings: shown to a member, set by a team admin through a provision that writes nothing to the forge.
+      const gate = (await member(["repo-bots", "gate", seed.team.id, rb.id])).stdout;
+      expect(gate).toMatch(/gate_context\s+-?\s*\n[\s\S]*review_after_gate\s+false/);
+      expect((await member(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "on"])).code).toBe(1);
+      const set = await admin(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "on", "--context", "ci/test"]);
+      expect(set.code).toBe(0);
+      expect(set.stdout).toMatch(/gate_context\s+ci\/test\s+auto_fix_on_gate_failure\s+false\s+review_after_gate\s+true\s+forge_written\s+false/);
+      const stored = (await seed.member.api.get(`/api/teams/${seed.team.id}/forge/repo-bots`)).body.repo_bots.find((b: { id: string }) => b.id === rb.id);
+      expect(stored).toMatchObject({ gate_context: "ci/test", review_after_gate: true, auto_fix_on_gate_failure: false, hook_id: rb.hook_id });
+      const off = JSON.parse((await admin(["--json", "repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "off"])).stdout);
+      expect(off).toMatchObject({ gate_context: "ci/test", review_after_gate: false, forge_written: false });
+      expect((await admin(["repo-bots", "gate", seed.team.id, rb.id, "--review-after-gate", "yes"])).code).toBe(2);
+      const unknown = await admin(["repo-bots", "gate", seed.team.id, "rbt_nope", "--auto-fix", "on"]);
+      expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("not_found: repo bot not found")]);
     } finally {
       await gh.server.close();
     }

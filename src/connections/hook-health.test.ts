@@ -28,7 +28,7 @@ const summary = (...codes: number[]) => summariseDeliveries(codes.map((c, i) => 
 
 const rows: [string, Partial<HookFacts>, "healthy" | "degraded" | "broken", ProblemCode[]][] = [
   ["the hook at its address, on, subscribed, nothing refused", {}, "healthy", []],
-  ["GitHub's `*` subscription covers every event", { forge: { read: hook({ events: ["*"] }) } }, "healthy", []],
+  ["a subscription to every event (GitHub's `*`) covers the lanes'", { forge: { read: hook({ events: ["*"], everyEvent: true }) } }, "healthy", []],
   ["a forge that does not list events is not second-guessed", { forge: { read: hook({ events: undefined }) } }, "healthy", []],
   ["deliveries that failed before the latest succeeded", { deliveries: summary(200, 502, 502) }, "healthy", []],
   ["no hook was ever committed", { committed: null, forge: { read: null } }, "broken", ["hook_missing"]],

@@ -87,8 +87,7 @@ function forgeProblems(f: HookFacts): HealthProblem[] {
     problems.push({ code: "hook_moved", detail: `the hook calls ${hook.url}, not ${f.committed.url}; repair points it back` });
   }
   if (!hook.active) problems.push({ code: "hook_disabled", detail: `${disabledWhy(hook)}; repair enables it` });
-  // GitHub's `*` subscribes a hook to every event.
-  const missing = hook.events === undefined || hook.events.includes("*") ? [] : f.neededEvents.filter((e) => !hook.events!.includes(e));
+  const missing = hook.events === undefined || hook.everyEvent === true ? [] : f.neededEvents.filter((e) => !hook.events!.includes(e));
   if (missing.length > 0) {
     problems.push({ code: "events_missing", detail: `the hook is not subscribed to ${missing.join(", ")}, which the lanes need; repair subscribes it` });
   }

@@ -1,6 +1,6 @@
 import { invalid } from "../core/errors.js";
-import { forges } from "../forges/registry.js";
 import type { ForgeProviderName } from "../forges/shared/forge-client.js";
+import { PROVIDER_NAMES } from "../webhooks/provider-names.js";
 
 /** The repo-bots body as the route's schema lets it through. */
 export interface RepoBotInput {
@@ -37,9 +37,9 @@ export function checkRepoBotInput(input: RepoBotInput): void {
 
 const SEGMENT = /^(?!\.\.?$)[\w.-]+$/;
 
-/** A forge path: `owner/name`, or a project's full path where the forge's groups nest (GitLab). */
+/** A forge path: `owner/name`, or a project's full path where the forge's groups nest (GitLab; the table of provider names says). */
 export function checkRepoPath(provider: ForgeProviderName, repo: string): string {
-  const nested = forges[provider].connecting.nestedRepoPaths;
+  const nested = PROVIDER_NAMES[provider].nestedPaths;
   const segments = repo.split("/");
   const shaped = segments.every((s) => SEGMENT.test(s)) && (nested ? segments.length >= 2 : segments.length === 2);
   if (!shaped) throw invalid("repo", nested ? "repo must be a project path (group/name)" : "repo must be owner/name");

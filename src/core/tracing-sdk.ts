@@ -1,32 +1,45 @@
 /**
  * The OpenTelemetry SDK behind {@link Tracer}: imported only by `startTracing` once tracing is
  * on, and the only file that imports `@opentelemetry/*`. Spans go in batches to the OTLP/HTTP
- * endpoint as JSON; the SDK reads the other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
+ * endpoint as JSON or protobuf (the exporter of the protocol asked for is the only one loaded);
+ * the SDK reads the other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
  * OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_SERVICE_NAME).
+ * OTEL_SERVICE_NAME, OTEL_PROPAGATORS).
  */
-import { context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import type { SpanAttributes, SpanKindName, TraceSpan, TracedService, Tracer } from "./tracer.js";
+import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import type { SpanAttributes, SpanKindName, TraceSpan, TracedService, Tracer, TracesProtocol } from "./tracer.js";
 
 const KINDS: Record<SpanKindName, SpanKind> = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL };
 /** A failure's reason as a span keeps it: short, one line. */
 const REASON_MAX = 200;
 
-export function openTracer(service: TracedService): Tracer {
+async function exporterFor(protocol: TracesProtocol): Promise<SpanExporter> {
+  if (protocol === "http/protobuf") {
+    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
+    return new OTLPTraceExporter();
+  }
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  return new OTLPTraceExporter();
+}
+
+export async function openTracer(service: TracedService, protocol: TracesProtocol): Promise<Tracer> {
   // The product's name and version, under what the environment says (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES).
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": service.name, "service.version": service.version }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  // The async-local context manager: a span started inside another's work is its child.
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(await exporterFor(protocol))] });
+  // The async-local context manager (a span started inside another's work is its child) and the
+  // W3C trace context propagator (OTEL_PROPAGATORS may name others).
   provider.register();
   const tracer = provider.getTracer(service.name, service.version);
   return {
-    span(name, attributes, work, kind) {
-      return tracer.startActiveSpan(name, { kind: KINDS[kind], attributes: plain(attributes) }, async (span) => {
+    span(name, attributes, work, kind, parent) {
+      const here = context.active();
+      // A request's own trace context counts only where no span of this process runs already.
+      const from = parent && trace.getSpan(here) === undefined ? propagation.extract(here, parent) : here;
+      return tracer.startActiveSpan(name, { kind: KINDS[kind], attributes: plain(attributes) }, from, async (span) => {
         try {
           return await work(handle(span));
         } catch (err) {
@@ -38,10 +51,22 @@ export function openTracer(service: TracedService): Tracer {
         }
       });
     },
+    headers() {
+      const out: Record<string, string> = {};
+      propagation.inject(context.active(), out);
+      return out;
+    },
+    annotate(attributes) {
+      trace.getActiveSpan()?.setAttributes(plain(attributes));
+    },
+    bind(emitter) {
+      return context.bind(context.active(), emitter);
+    },
     async shutdown() {
       await provider.shutdown();
       trace.disable();
       context.disable();
+      propagation.disable();
     },
   };
 }
@@ -49,6 +74,7 @@ export function openTracer(service: TracedService): Tracer {
 function handle(span: Span): TraceSpan {
   return {
     set: (attributes) => span.setAttributes(plain(attributes)),
+    rename: (name) => span.updateName(name),
     fail: (reason) => span.setStatus({ code: SpanStatusCode.ERROR, message: reason.slice(0, REASON_MAX) }),
   };
 }

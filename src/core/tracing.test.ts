@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { tracingOffReason } from "./tracing.js";
+import { tracesProtocol, tracingOffReason } from "./tracing.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(path.join(tmpdir(), "tracing-test-"));
@@ -57,8 +57,37 @@ describe("tracing is off unless asked for", () => {
 
   it("with an endpoint set, the SDK is loaded (the check above would see it)", () => {
     const { started, seen } = run({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://127.0.0.1:9/v1/traces" }, "on");
-    expect(started).toEqual({ on: true, warnings: [] });
+    expect(started).toEqual({ on: true, protocol: "http/json", warnings: [] });
     expect(seen.some((url) => url.includes("@opentelemetry/sdk-trace-node"))).toBe(true);
+    expect(seen.some((url) => url.includes("@opentelemetry/exporter-trace-otlp-http"))).toBe(true);
+    expect(seen.some((url) => url.includes("@opentelemetry/exporter-trace-otlp-proto"))).toBe(false);
+  });
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf loads the protobuf exporter alone; gRPC is a start-up warning, not silence", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" };
+    const proto = run({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }, "proto");
+    expect(proto.started).toEqual({ on: true, protocol: "http/protobuf", warnings: [] });
+    expect(proto.seen.some((url) => url.includes("@opentelemetry/exporter-trace-otlp-proto"))).toBe(true);
+    expect(proto.seen.some((url) => url.includes("@opentelemetry/exporter-trace-otlp-http"))).toBe(false);
+    const grpc = run({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "grpc");
+    expect(grpc.started).toMatchObject({ on: true, protocol: "http/json" });
+    expect((grpc.started as unknown as { warnings: string[] }).warnings).toEqual([
+      expect.stringContaining("OTEL_EXPORTER_OTLP_PROTOCOL=grpc: gRPC is not supported"),
+    ]);
+  });
+
+  it("reads the protocol as the specification does: the traces' own variable first", () => {
+    expect(tracesProtocol({})).toEqual({ protocol: "http/json", warnings: [] });
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: " HTTP/PROTOBUF " })).toEqual({ protocol: "http/protobuf", warnings: [] });
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" })).toEqual({
+      protocol: "http/protobuf",
+      warnings: [],
+    });
+    const odd = tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml" });
+    expect(odd.protocol).toBe("http/json");
+    expect(odd.warnings).toEqual([
+      "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/xml: it is not an OTLP protocol this service speaks (http/protobuf or http/json); traces are sent as OTLP/HTTP JSON (http/json) to the same endpoint",
+    ]);
   });
 
   it("reads the variables as the specification does", () => {

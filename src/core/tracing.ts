@@ -4,11 +4,13 @@
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), and off with
  * `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. While off, no SDK module is loaded
  * and {@link traced} only calls its work: the SDK is imported (`tracing-sdk.ts`) only by
- * {@link startTracing}, once it is on. docs/operations.md (Traces) lists the variables and the spans.
+ * {@link startTracing}, once it is on. An incoming `traceparent` is continued ({@link traced}'s
+ * `parent`) and the running span's sent on with {@link traceHeaders}. docs/operations.md
+ * (Traces) lists the variables and the spans.
  */
-import type { SpanAttributes, SpanKindName, TraceSpan, TracedService, Tracer } from "./tracer.js";
+import type { SpanAttributes, SpanKindName, TraceCarrier, TraceSpan, TracedService, Tracer, TracesProtocol } from "./tracer.js";
 
-export type { SpanAttributes, SpanKindName, TraceSpan, TracedService } from "./tracer.js";
+export type { SpanAttributes, SpanKindName, TraceCarrier, TraceSpan, TracedService, TracesProtocol } from "./tracer.js";
 
 /** Why tracing is off (undefined: it should be on). */
 export function tracingOffReason(env: NodeJS.ProcessEnv): string | undefined {
@@ -19,16 +21,39 @@ export function tracingOffReason(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-const NO_SPAN: TraceSpan = { set() {}, fail() {} };
+const NO_SPAN: TraceSpan = { set() {}, rename() {}, fail() {} };
 
 let active: Tracer | undefined;
 
 /**
- * Runs `work` in a span named `name`, a child of the span it runs in. While tracing is off this
- * is `work(NO_SPAN)` and nothing more. A throw from `work` marks the span failed and is rethrown.
+ * Runs `work` in a span named `name`, a child of the span it runs in; a span that runs in none
+ * continues the trace `parent` carries (an incoming request's `traceparent`), if any. While
+ * tracing is off this is `work(NO_SPAN)` and nothing more. A throw from `work` marks the span
+ * failed and is rethrown.
  */
-export function traced<T>(name: string, attributes: SpanAttributes, work: (span: TraceSpan) => Promise<T>, kind: SpanKindName = "internal"): Promise<T> {
-  return active === undefined ? work(NO_SPAN) : active.span(name, attributes, work, kind);
+export function traced<T>(
+  name: string,
+  attributes: SpanAttributes,
+  work: (span: TraceSpan) => Promise<T>,
+  kind: SpanKindName = "internal",
+  parent?: TraceCarrier,
+): Promise<T> {
+  return active === undefined ? work(NO_SPAN) : active.span(name, attributes, work, kind, parent);
+}
+
+/** The running span's W3C trace context as headers for a call to another service; none while off. */
+export function traceHeaders(): Record<string, string> {
+  return active === undefined ? {} : active.headers();
+}
+
+/** Adds attributes to the running span (a route's facts to its request's span); nothing while off. */
+export function annotateSpan(attributes: SpanAttributes): void {
+  active?.annotate(attributes);
+}
+
+/** Runs the emitter's listeners in the span running now; the emitter untouched while off. */
+export function bindToSpan<E extends NodeJS.EventEmitter>(emitter: E): E {
+  return active === undefined ? emitter : active.bind(emitter);
 }
 
 /** Whether spans are being recorded (to skip preparing attributes that cost something). */
@@ -43,21 +68,31 @@ export function tracingOn(): boolean {
 export async function startTracing(
   service: TracedService,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ on: true; warnings: string[] } | { on: false; reason: string }> {
+): Promise<{ on: true; protocol: TracesProtocol; warnings: string[] } | { on: false; reason: string }> {
   const reason = tracingOffReason(env);
   if (reason !== undefined) return { on: false, reason };
+  const { protocol, warnings } = tracesProtocol(env);
   if (active === undefined) {
     const { openTracer } = await import("./tracing-sdk.js");
-    active = openTracer(service);
+    active = await openTracer(service, protocol);
   }
-  return { on: true, warnings: protocolWarnings(env) };
+  return { on: true, protocol, warnings };
 }
 
-/** Spans are sent as OTLP/HTTP JSON only: another protocol asked for is said at start. */
-function protocolWarnings(env: NodeJS.ProcessEnv): string[] {
-  const asked = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim();
-  if (!asked || asked === "http/json") return [];
-  return [`OTEL_EXPORTER_OTLP_PROTOCOL=${asked} is not supported: traces are sent as OTLP/HTTP JSON (http/json) to the same endpoint`];
+/**
+ * The OTLP protocol asked for: `http/json` (also when none is) or `http/protobuf`. gRPC and any
+ * other value are not supported: said as a start-up warning, and spans go as http/json.
+ */
+export function tracesProtocol(env: NodeJS.ProcessEnv): { protocol: TracesProtocol; warnings: string[] } {
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const asked = env[name]?.trim().toLowerCase();
+  if (!asked || asked === "http/json") return { protocol: "http/json", warnings: [] };
+  if (asked === "http/protobuf") return { protocol: "http/protobuf", warnings: [] };
+  const why =
+    asked === "grpc"
+      ? "gRPC is not supported (use http/protobuf or http/json, and the collector's OTLP/HTTP port, 4318 by default)"
+      : "it is not an OTLP protocol this service speaks (http/protobuf or http/json)";
+  return { protocol: "http/json", warnings: [`${name}=${env[name]?.trim()}: ${why}; traces are sent as OTLP/HTTP JSON (http/json) to the same endpoint`] };
 }
 
 /** Flushes and stops tracing; a no-op while off. */

@@ -111,6 +111,11 @@ export class DeliveryLog {
     };
   }
 
+  /** Whether this webhook's log holds a delivery: the caller is checked already. */
+  async recorded(webhookId: string, deliveryId: string): Promise<boolean> {
+    return (await findDeliveryOfWebhook(this.deps.store.db, webhookId, deliveryId)) !== undefined;
+  }
+
   /** The webhook, when the caller holds `need` on its team (a webhook of another team is not found). */
   async webhook(p: Principal, teamId: string, webhookId: string, need: "member" | "admin"): Promise<WebhookRow> {
     return (await this.teamWebhook(p, teamId, webhookId, need)).hook;

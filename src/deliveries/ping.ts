@@ -5,40 +5,56 @@ import type { DeliveryTargets } from "../intake/delivery-targets.js";
 import { providers } from "../forges/providers.js";
 import type { Principal } from "../tenancy/access.js";
 import type { ProviderName } from "../webhooks/webhook-config.js";
+import { deliveryUrl } from "../webhooks/webhook-views.js";
 import type { DeliveryLog } from "./delivery-log.js";
+import { pingHint } from "./ping-hint.js";
+import type { Posted, UnreachableCause } from "./post-delivery.js";
 
-/** A request handed to the delivery endpoint's receiver, and its answer (null when none came). */
-export type SendDelivery = (req: { provider: ProviderName; webhookId: string; headers: Record<string, string>; body: Buffer }) => Promise<{
-  status: number;
-  body: unknown;
-} | null>;
+/** A signed request POSTed to a delivery URL over the network, and what came back. */
+export type SendDelivery = (url: string, headers: Record<string, string>, body: Buffer) => Promise<Posted>;
 
 export interface PingDeps {
   clock: Clock;
   log: DeliveryLog;
   targets: DeliveryTargets;
-  /** The delivery endpoint itself (the route's and the fast path's receiver). */
+  /** The network: the request goes out and comes back in through whatever forges pass. */
   send: SendDelivery;
-  /** The address forges call, for the ping's hook description. */
+  /** SERVICE_BASE_URL: the address forges call. Configuration, never a caller's input. */
   baseUrl: string;
 }
 
+export interface PingResult {
+  event: string;
+  /** The delivery URL it was sent to, the one a forge calls. */
+  url: string;
+  /** This service answered 2xx, not invalid, with a delivery it recorded. */
+  reached: boolean;
+  delivery_id: string | null;
+  /** The HTTP answer; null when none came. `body` is {} and `text` its start when it was not JSON. */
+  answer: { status: number; body: Record<string, unknown>; text: string | null } | null;
+  /** Why no answer came. */
+  unreachable: { cause: UnreachableCause; message: string } | null;
+  /** What to check, when something is off. */
+  hint: string | null;
+}
+
 /**
- * A test delivery sent through the delivery endpoint, proven as the forge would prove it, to
- * check a config end to end: GitHub's `ping`, GitLab's and Forgejo's test push (their "Test"
- * buttons send a push), a generic `X-Service-Event: ping`. It is recorded like any delivery
- * (filtered: nothing launches) and counts against the webhook's bucket and quota.
+ * A test delivery sent over the network to the webhook's delivery URL (SERVICE_BASE_URL's, the
+ * one a forge calls), proven as the forge would prove it, to check a config end to end and
+ * whether forges can reach the service at all: GitHub's `ping`, GitLab's and Forgejo's test push
+ * (their "Test" buttons send a push), a generic `X-Service-Event: ping`. It is recorded like any
+ * delivery (filtered: nothing launches) and counts against the webhook's bucket and quota.
  */
 export class Pings {
   constructor(private readonly deps: PingDeps) {}
 
-  async ping(p: Principal, teamId: string, webhookId: string, opts: { token?: string } = {}) {
+  async ping(p: Principal, teamId: string, webhookId: string, opts: { token?: string } = {}): Promise<PingResult> {
     await this.deps.log.teamWebhook(p, teamId, webhookId, "admin");
     const target = await this.deps.targets.get(webhookId);
     if (!target) throw notFound("webhook");
     const { config } = target;
     const provider = config.provider;
-    const url = `${this.deps.baseUrl}/api/webhooks/${provider}/${webhookId}`;
+    const url = deliveryUrl(this.deps.baseUrl, provider, webhookId);
     const shape = providers[provider].testDelivery({ url, hookId: webhookId, deliveryId: randomUUID() });
     const body = Buffer.from(JSON.stringify(shape.body));
     const headers: Record<string, string> = {
@@ -56,14 +72,18 @@ export class Pings {
       if (secret === undefined) throw conflict("this webhook has no signing secret; rotate it");
       Object.assign(headers, signatureHeaders(provider, config.sign_mode, secret, body, this.deps.clock.now()));
     }
-    const answer = await this.deps.send({ provider, webhookId, headers, body });
-    if (!answer) throw new Error("the delivery endpoint gave no answer to a ping");
-    const answered = (answer.body ?? {}) as Record<string, unknown>;
+    const posted = await this.deps.send(url, headers, body);
+    const answered = posted.kind === "answered" ? (posted.json ?? {}) : {};
+    const deliveryId = typeof answered.delivery_id === "string" ? answered.delivery_id : null;
+    const listed = deliveryId !== null && (await this.deps.log.recorded(webhookId, deliveryId));
     return {
       event: shape.event,
-      reached: answer.status < 300 && answered.status !== "invalid",
-      delivery_id: typeof answered.delivery_id === "string" ? answered.delivery_id : null,
-      answer,
+      url,
+      reached: posted.kind === "answered" && posted.status >= 200 && posted.status < 300 && answered.status !== "invalid" && listed,
+      delivery_id: listed ? deliveryId : null,
+      answer: posted.kind === "answered" ? { status: posted.status, body: answered, text: posted.text } : null,
+      unreachable: posted.kind === "unreachable" ? { cause: posted.cause, message: posted.message } : null,
+      hint: pingHint({ url, posted, listed }),
     };
   }
 }

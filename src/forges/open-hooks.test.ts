@@ -54,6 +54,14 @@ describe("forge-specific hook reads", () => {
     expect(server!.requests.at(-1)!.path).toMatch(/\/hooks\/\d+\/deliveries\?per_page=2$/);
   });
 
+  it("reads GitHub's `*` as a hook subscribed to every event", async () => {
+    const { fake, hooks } = await open(FORGES[0]);
+    const made = await hooks.createHook(WORLD.repo, { url: "https://gw.example/h", secret: "s" });
+    expect(await hooks.getHook(WORLD.repo, made.id)).not.toHaveProperty("everyEvent");
+    fake.of()[0]!.events = ["*"];
+    expect(await hooks.getHook(WORLD.repo, made.id)).toMatchObject({ events: ["*"], everyEvent: true });
+  });
+
   it("enables a hook GitLab disabled through a test push it delivers with the hook's token, answered 2xx", async () => {
     const { fake, hooks } = await open(FORGES[1]);
     const made = await hooks.createHook(WORLD.repo, { url: "https://gw.example/h", secret: "glt-secret" });

@@ -9,7 +9,9 @@ import { installAuth } from "./auth.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
 import { deliveryFastPath } from "./delivery-fast-path.js";
 import { answerClientError, createHttpServer } from "./http-server.js";
-import { answerFrameworkError, installErrorHandler } from "./error-handler.js";
+import { answerBody, answerFrameworkError, installErrorHandler } from "./error-handler.js";
+import type { DeliveryReceiver } from "./receive-delivery.js";
+import { describeRequestSpan, handleTraced } from "./request-span.js";
 import { routeModules } from "./routes/index.js";
 import { SHARED_SCHEMAS, TAGS, documentRoute } from "./routes/route-docs.js";
 import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
@@ -53,6 +55,15 @@ function documentedSchema(response: Record<string, unknown> | undefined, status:
   return response[String(status)] ?? response[`${String(status)[0]}XX`] ?? response.default;
 }
 
+/** A receiver that tells `seen` of each answer's status and body as they go on the wire (`answerBody`). */
+function answersChecked(receive: DeliveryReceiver, seen: (status: number, payload: object) => void): DeliveryReceiver {
+  return async (delivery) => {
+    const answer = await receive(delivery);
+    if (answer) seen(answer.status, answerBody(answer, delivery.requestId ?? ""));
+    return answer;
+  };
+}
+
 /** No body follows: no length (or 0) and no chunked transfer. */
 function isBodiless(headers: Record<string, string | string[] | undefined>): boolean {
   return (headers["content-length"] === undefined || headers["content-length"] === "0") && headers["transfer-encoding"] === undefined;
@@ -63,8 +74,17 @@ const API_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions): Promise<App> {
   let closing = false;
+  // The delivery route's documented responses (routes/route-docs.ts), once it is registered.
+  let deliveryResponses: Record<string, unknown> | undefined;
+  const onAnswer = options.onAnswer;
   const fastPath = deliveryFastPath({
-    receive: services.receiveDelivery,
+    // Under test, each answer the fast path is about to send is checked against the document as the
+    // route's are; the service's own receiver is handed over as it is.
+    receive: onAnswer
+      ? answersChecked(services.receiveDelivery, (status, payload) =>
+          onAnswer({ method: "POST", route: DELIVERY_ROUTE, status, schema: documentedSchema(deliveryResponses, status), payload }),
+        )
+      : services.receiveDelivery,
     log: options.logger,
     address: clientAddress(services.config.trustProxy),
     closing: () => closing,
@@ -74,7 +94,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Forge deliveries first go to the fast path; whatever it does not take goes to Fastify.
     serverFactory: (handler) =>
       createHttpServer(services.config.http, (req, res) => {
-        if (!fastPath(req, res)) handler(req, res);
+        if (!fastPath(req, res)) handleTraced(req, res, handler);
       }),
     clientErrorHandler: answerClientError(options.logger),
     frameworkErrors: answerFrameworkError,
@@ -131,6 +151,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Each route's summary, operationId and response schemas (routes/route-docs.ts).
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.addHook("onRoute", documentRoute);
+  app.addHook("onRoute", (r) => {
+    if (r.url === DELIVERY_ROUTE) deliveryResponses = r.schema?.response as Record<string, unknown> | undefined;
+  });
 
   const observe = options.onRoute;
   if (observe) {
@@ -154,7 +177,6 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (request.method === "DELETE" && isBodiless(request.headers)) delete request.headers["content-type"];
     done();
   });
-  const onAnswer = options.onAnswer;
   if (onAnswer) {
     app.addHook("preSerialization", async (request, reply, payload: unknown) => {
       const schema = request.routeOptions.schema;
@@ -176,6 +198,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       status: reply.statusCode,
       durationMs: reply.elapsedTime,
     });
+    describeRequestSpan(request.raw, { method: request.method, route, status: reply.statusCode, requestId: request.id });
     done();
   });
 

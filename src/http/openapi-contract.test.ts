@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AddressInfo } from "node:net";
 import { answerChecker } from "../test-support/answer-check.js";
-import { client, startTestApp, type TestApp } from "../test-support/harness.js";
+import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
+import { DeliveryAccepted, DeliveryAnswered } from "./routes/delivery-answer-bodies.js";
+import { DELIVERY_ROUTE } from "./routes/webhook-delivery.js";
 
 interface Operation {
   operationId?: string;
@@ -130,5 +133,59 @@ describe("the OpenAPI document", () => {
     ]);
     // The app's own answers passed the same check (the harness fails the file otherwise).
     expect(t.answerFaults).toEqual([]);
+  });
+
+  it("documents each delivery answer closed, and checks the ones the fast path sends on the wire", async () => {
+    const schemas = doc.components.schemas;
+    const delivery = doc.paths["/api/webhooks/{provider}/{id}"]?.post?.responses ?? {};
+    const refsOf = (status: string) => JSON.stringify(delivery[status]?.content?.["application/json"]?.schema ?? {}).match(/Delivery\w+/g);
+    expect(refsOf("200")).toEqual([
+      "DeliveryLaunched",
+      "DeliveryDuplicate",
+      "DeliveryBotFiltered",
+      "DeliveryFiltered",
+      "DeliveryStopped",
+      "DeliveryInvalid",
+      "DeliveryLaunchError",
+      "DeliveryResults",
+    ]);
+    expect(refsOf("202")).toEqual(["DeliveryDeferred", "DeliveryDeferredResults", "DeliveryCarded"]);
+    expect(schemas.DeliveryLaunched?.required?.sort()).toEqual(["bot", "delivery_id", "run_id", "status"]);
+
+    // Plain requests on a real socket are answered by the fast path, ahead of Fastify's route.
+    const s = await seedTenancy(t);
+    const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api/webhooks/generic/${hook.config.id}`;
+    const before = t.answersChecked.length;
+    const post = (token: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-webhook-token": token },
+        body: JSON.stringify({ bot: "review-pr" }),
+      });
+    const launched = await post(hook.token);
+    expect([launched.status, (await launched.json()).status]).toEqual([200, "launched"]);
+    const refused = await post("not-the-token");
+    expect([refused.status, (await refused.json()).error]).toEqual([401, "invalid_webhook_token"]);
+    expect(t.answersChecked.slice(before)).toEqual([`POST ${DELIVERY_ROUTE} → 200`, `POST ${DELIVERY_ROUTE} → 401`]);
+
+    // The check fails a field too many or missing, a status word the answer's status does not document, and a 202 body sent as 200.
+    const answers = answerChecker();
+    const ok = { status: "launched", run_id: "run_1", delivery_id: "dlv_1", bot: "review-pr" };
+    const check = (status: number, payload: unknown) =>
+      answers.check({ method: "POST", route: DELIVERY_ROUTE, status, schema: status === 202 ? DeliveryAccepted : DeliveryAnswered, payload });
+    check(200, ok);
+    check(200, { status: "filtered", delivery_id: "dlv_1", reason: "author not allowed", stopped: 0 });
+    check(202, { status: "deferred", delivery_id: "dlv_1", bot: "review-pr", launch_at: "2026-01-01T00:00:00.000Z" });
+    expect(answers.faults).toEqual([]);
+    check(200, { ...ok, extra: 1 });
+    check(200, { status: "launched", delivery_id: "dlv_1", bot: "review-pr" });
+    check(200, { ...ok, status: "deferred" });
+    check(202, ok);
+    check(200, { status: "launched", results: [{ ...ok, run_id: 7 }] });
+    expect(answers.faults.map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
+      Array(3).fill(`POST ${DELIVERY_ROUTE} → 200`).concat(`POST ${DELIVERY_ROUTE} → 202`, `POST ${DELIVERY_ROUTE} → 200`),
+    );
   });
 });

@@ -48,7 +48,8 @@ export function deliveryReceiver(deps: DeliveryReceiverDeps): DeliveryReceiver {
 
 /**
  * A delivery's root span (`delivery`): the request id, the provider and the webhook id as the
- * URL gives them, then the answer's status and outcome; never a header, the body or a secret.
+ * URL gives them, then the answer's status and outcome, and the run it launched; never a header,
+ * the body or a secret. A W3C `traceparent` the caller sent is continued: the span is its child.
  */
 function tracedDelivery(receive: DeliveryReceiver, delivery: IncomingDelivery): Promise<Answer | null> {
   const attributes = { "request.id": delivery.requestId, "delivery.provider": delivery.provider, "webhook.id": delivery.webhookId };
@@ -59,17 +60,20 @@ function tracedDelivery(receive: DeliveryReceiver, delivery: IncomingDelivery): 
       const answer = await receive(delivery);
       if (!answer) span.set({ "delivery.aborted": true });
       else {
-        const body = answer.body as { delivery_id?: unknown };
+        const body = answer.body as { delivery_id?: unknown; run_id?: unknown };
         span.set({
           "http.response.status_code": answer.status,
           "delivery.answer": answerKind(answer),
           "delivery.id": typeof body.delivery_id === "string" ? body.delivery_id : undefined,
+          // The run's own spans (its runner's claim, attempt and finish) carry the same run.id.
+          "run.id": typeof body.run_id === "string" ? body.run_id : undefined,
         });
         if (answer.status >= 500) span.fail(`answered ${answer.status}`);
       }
       return answer;
     },
     "server",
+    delivery.headers,
   );
 }
 

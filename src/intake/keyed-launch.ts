@@ -6,7 +6,7 @@ import type { IdGenerator } from "../core/ids.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { duplicateRow, findDeliveryByKey, type KeyHolder } from "../store/deliveries.js";
 import type { CallLimits, CallRefusal } from "../store/delivery-ledger.js";
-import type { LaunchRecord } from "../store/launch-record.js";
+import type { DeliveryRecord } from "../store/launch-record.js";
 import type { Store } from "../store/store.js";
 import { launchRequestOf, type LaunchPlan } from "./pipeline/delivery-decision.js";
 import { decideOverlap, overlapGuard } from "./pipeline/overlap.js";
@@ -57,7 +57,7 @@ export class KeyedLaunches {
       admission = undefined;
     }
     const deliveryId = this.deps.ids.next("dlv");
-    const insert: LaunchRecord = { insert: deliveryRow(planRow, { status: "launched" }, deliveryId, plan.idempotencyKey), admission, replayOf };
+    const insert: DeliveryRecord = { insert: deliveryRow(planRow, { status: "launched" }, deliveryId, plan.idempotencyKey), admission, replayOf };
     const first = await this.attempt(target, plan, deliveryId, insert);
     if (first.kind !== "taken") return this.settled(target, planRow, plan, deliveryId, first);
     const holder = first.holder ?? (await this.winner(target, plan));
@@ -84,7 +84,7 @@ export class KeyedLaunches {
     return answer.holder.status === "launch_error" ? undefined : this.duplicate(planRow, plan, answer.holder, answer.recorded ? replayOf : undefined);
   }
 
-  private attempt(target: DeliveryTarget, plan: LaunchPlan, deliveryId: string, record: LaunchRecord): Promise<RecordedLaunchResult> {
+  private attempt(target: DeliveryTarget, plan: LaunchPlan, deliveryId: string, record: DeliveryRecord): Promise<RecordedLaunchResult> {
     const { config } = target;
     return this.deps.launcher.launch(launchRequestOf(plan, config.tenant_id, config.id, deliveryId), { record, overlap: overlapGuard(config, plan) });
   }

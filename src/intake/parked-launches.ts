@@ -1,4 +1,6 @@
-import { decideOverlap, overlapGuard, type OverlapStep } from "./pipeline/overlap.js";
+import { decideOverlap, overlapGuard, type OverlapStep, type OverlapVerdict } from "./pipeline/overlap.js";
+import type { LaunchDenial } from "../admission/decide-launch.js";
+import type { RecordedLaunchResult } from "../admission/launch-types.js";
 import type { Runs } from "../runs/runs.js";
 import type { Logger } from "pino";
 import type { Launcher } from "../admission/launcher.js";
@@ -19,6 +21,7 @@ import {
   type ParkedLaunch,
 } from "../store/parked-launches.js";
 import type { Store } from "../store/store.js";
+import type { WebhookConfig } from "../webhooks/webhook-config.js";
 import { launchRequestOf, type LaunchPlan } from "./pipeline/delivery-decision.js";
 import { deliveryRow, planRowOf, recordedRow, type Base } from "./delivery-rows.js";
 import type { DeliveryTargets } from "./delivery-targets.js";
@@ -176,13 +179,7 @@ export class ParkedLaunches {
     const { clock, launcher, targets } = this.deps;
     const plan = JSON.parse(parked.plan) as LaunchPlan;
     const config = (await targets.get(parked.webhook_id))?.config;
-    const unwanted = !config?.enabled
-      ? "the webhook is disabled or deleted"
-      : !config.review_on_sync
-        ? "review_on_sync was cleared"
-        : !botPermitted(config, parked.bot_id)
-          ? `bot ${parked.bot_id} is no longer in bot_ids`
-          : undefined;
+    const unwanted = unwantedReason(config, parked.bot_id);
     if (!config || unwanted) {
       await this.settle(parked, releasedRow(parked, `parked launch dropped: ${unwanted}`));
       return;
@@ -193,35 +190,55 @@ export class ParkedLaunches {
       await this.settle(parked, releasedRow(parked, `parked launch dropped: ${overlap.reason}`));
       return;
     }
-
     const now = clock.now();
     const result = await launcher.launch(launchRequestOf(plan, config.tenant_id, parked.webhook_id, parked.delivery_id), {
       record: { settle: { id: parked.delivery_id, from: "accepted" } },
       overlap: overlapGuard(config, plan),
     });
-    // A run launched meanwhile by another delivery of the pull request: `overlap` skips this one.
-    if (result.kind === "overlapping") {
-      const skipped = decideOverlap(config.overlap, plan, result.active);
-      await this.settle(parked, releasedRow(parked, `parked launch dropped: ${skipped.kind === "skip" ? skipped.reason : "a run is in flight"}`));
-      return;
+    await this.afterLaunch(parked, config, plan, overlap, result, now);
+  }
+
+  /** What the launch's answer leaves of the parked launch. */
+  private async afterLaunch(
+    parked: ParkedLaunch,
+    config: WebhookConfig,
+    plan: LaunchPlan,
+    overlap: OverlapVerdict,
+    result: RecordedLaunchResult,
+    now: number,
+  ): Promise<void> {
+    switch (result.kind) {
+      // A run launched meanwhile by another delivery of the pull request: `overlap` skips this one.
+      case "overlapping": {
+        const skipped = decideOverlap(config.overlap, plan, result.active);
+        await this.settle(parked, releasedRow(parked, `parked launch dropped: ${skipped.kind === "skip" ? skipped.reason : "a run is in flight"}`));
+        return;
+      }
+      // Nothing launched because a newer push or a closed pull request settled the row first.
+      case "taken":
+        await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
+        return;
+      case "launched":
+        await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
+        this.count(config.provider, "launched");
+        if (overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
+        return;
+      case "refused":
+        throw new Error("a parked launch has no call admission to refuse it");
+      case "denied":
+        return this.denied(parked, result.denial, now);
     }
-    // Launched, or nothing launched because a newer push or a closed pull request settled the row first.
-    if (result.kind === "launched" || result.kind === "taken") {
-      await this.deps.store.tx((db) => deleteParked(db, parked.delivery_id));
-      if (result.kind === "launched") this.count(config.provider, "launched");
-      if (result.kind === "launched" && overlap.kind === "supersede") for (const runId of overlap.runIds) await this.deps.runs.cancel(runId);
-      return;
-    }
-    if (result.kind === "refused") throw new Error("a parked launch has no call admission to refuse it");
-    const { denial } = result;
+  }
+
+  /** The gate refused the launch: re-armed while the refusal passes with time and tries are left, else abandoned. */
+  private async denied(parked: ParkedLaunch, denial: LaunchDenial, now: number): Promise<void> {
     const attempts = parked.attempts + 1;
-    if (RETRIED_DENIALS.has(denial.error) && attempts < MAX_ATTEMPTS) {
+    const retried = RETRIED_DENIALS.has(denial.error);
+    if (retried && attempts < MAX_ATTEMPTS) {
       await this.deps.store.tx((db) => rearmParked(db, parked.delivery_id, attempts, now + retryDelayMs(attempts)));
       return;
     }
-    const reason = RETRIED_DENIALS.has(denial.error)
-      ? `parked launch abandoned after ${attempts} attempts: ${denial.detail}`
-      : `parked launch abandoned: ${denial.detail}`;
+    const reason = retried ? `parked launch abandoned after ${attempts} attempts: ${denial.detail}` : `parked launch abandoned: ${denial.detail}`;
     await this.settle(parked, { status: "launch_error", denial_reason: denial.error, reason, failed_at: now });
   }
 
@@ -240,6 +257,14 @@ export class ParkedLaunches {
   private count(provider: string, status: NewDelivery["status"]): void {
     this.deps.metrics.webhookDeliveries.inc({ provider, status });
   }
+}
+
+/** Why the webhook no longer asks for a parked launch of `botId`, or undefined when it still does. */
+function unwantedReason(config: WebhookConfig | undefined, botId: string): string | undefined {
+  if (!config?.enabled) return "the webhook is disabled or deleted";
+  if (!config.review_on_sync) return "review_on_sync was cleared";
+  if (!botPermitted(config, botId)) return `bot ${botId} is no longer in bot_ids`;
+  return undefined;
 }
 
 /** A parked launch's row, filtered and under a key of its own, so a forge's retry of its push is not taken for it. */

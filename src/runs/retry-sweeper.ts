@@ -56,12 +56,10 @@ export class RetrySweeper {
     const { store, clock, launcher, log } = this.deps;
     const due = run.retry_at!;
     try {
-      const result = await launcher.resume(run.id, { userId: run.actor_user_id, kind: "retry-sweeper" }, false, {
-        within: async (tx) => {
-          if (!(await takeRetry(tx, run.id, due))) throw new TakenElsewhere();
-        },
-      });
+      // Another replica took this retry, or a closed pull request disarmed it: `taken`.
+      const result = await launcher.resume(run.id, { userId: run.actor_user_id, kind: "retry-sweeper" }, false, { record: { retry: { due } } });
       if (result.kind === "launched") return "enqueued";
+      if (result.kind === "taken") return "taken";
       const { denial } = result;
       if (denial.status === 429) {
         await store.tx((tx) => armRetry(tx, run.id, clock.now() + (denial.retryAfter ?? 60) * 1000));
@@ -70,7 +68,6 @@ export class RetrySweeper {
       await store.tx((tx) => deadLetter(tx, run.id, `retry refused by the launch gate: ${denial.error}`, clock.now()));
       return "abandoned";
     } catch (err) {
-      if (err instanceof TakenElsewhere) return "taken";
       if (err instanceof ServiceError) {
         // Not resumable any more: resumed by another replica (its retry taken), or by hand, cancelled or deleted.
         return (await store.tx((tx) => takeRetry(tx, run.id, due))) ? "abandoned" : "taken";
@@ -80,6 +77,3 @@ export class RetrySweeper {
     }
   }
 }
-
-/** Another replica took this retry, or a closed pull request disarmed it. */
-class TakenElsewhere extends Error {}

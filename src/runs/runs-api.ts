@@ -125,11 +125,8 @@ export class RunsApi {
     const question = questionOf(run);
     if (!question || run.status !== "failed_resumable" || run.failure_code !== "QUESTION") throw conflict("the run is not waiting for an answer");
     if (question.choices && !question.choices.includes(answer)) throw invalid("answer", `the answer must be one of: ${question.choices.join(", ")}`);
-    const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin, {
-      within: async (tx) => {
-        if (!(await q.answerQuestion(tx, runId, answer, this.deps.clock.now()))) throw conflict("the run is not waiting for an answer");
-      },
-    });
+    const result = await this.deps.launcher.resume(runId, { userId: p.userId, kind: "user" }, p.superAdmin, { record: { answer } });
+    if (result.kind === "taken") throw conflict("the run is not waiting for an answer");
     return result.kind === "launched" ? { kind: "launched", run: runView((await q.findRun(this.deps.store.db, runId)) ?? result.run) } : result;
   }
 

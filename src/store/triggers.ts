@@ -48,10 +48,16 @@ export async function findTriggerLaunch(db: Db, teamId: string, key: string, sub
   return row?.run_id;
 }
 
-/** Records a subscription's launch under an emit's key; a second one raises a unique violation. */
-export async function insertTriggerLaunch(db: Db, teamId: string, key: string, subscriptionId: string, runId: string, now: number): Promise<void> {
-  await db
+/**
+ * Records a subscription's launch under an emit's key; false when a launch of the subscription
+ * holds the key already (on PostgreSQL, one committed meanwhile: a concurrent insert waits for it).
+ */
+export async function insertTriggerLaunch(db: Db, teamId: string, key: string, subscriptionId: string, runId: string, now: number): Promise<boolean> {
+  const inserted = await db
     .insertInto("trigger_launches")
     .values({ team_id: teamId, idempotency_key: key, subscription_id: subscriptionId, run_id: runId, created_at: now })
-    .execute();
+    .onConflict((oc) => oc.columns(["team_id", "idempotency_key", "subscription_id"]).doNothing())
+    .returning("run_id")
+    .executeTakeFirst();
+  return inserted !== undefined;
 }

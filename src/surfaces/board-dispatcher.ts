@@ -68,17 +68,13 @@ export class BoardDispatcher {
           source: "board",
           actor: { userId: null, kind: "board-dispatcher" },
         },
-        {
-          within: async (tx, run) => {
-            const patch = { column: "running" as const, provenance: "dispatched", run_id: run.id, lease_until: 0, last_error: null, updated_at: now };
-            if (!(await updateCard(tx, card.id, ["ready"], patch))) throw new MovedMeanwhile();
-          },
-        },
+        // Moved to running with its run, unless it left ready meanwhile (moved by a person, or
+        // leased twice after a lapsed lease): then `taken`, and nothing launched.
+        { record: { card: { id: card.id } } },
       );
-      if (result.kind === "launched") return "launched";
+      if (result.kind === "launched" || result.kind === "taken") return result.kind;
       refusal = `${result.denial.error}: ${result.denial.detail}`;
     } catch (err) {
-      if (err instanceof MovedMeanwhile) return "taken";
       if (!(err instanceof ServiceError)) {
         log.warn({ err, cardId: card.id }, "card dispatch failed; tried again when its lease lapses");
         return "failed";
@@ -110,6 +106,3 @@ export class BoardDispatcher {
     }
   }
 }
-
-/** The card left ready (moved by a person, or leased twice after a lapsed lease) before its launch committed. */
-class MovedMeanwhile extends Error {}

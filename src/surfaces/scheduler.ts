@@ -60,17 +60,12 @@ export class Scheduler {
           source: "schedule",
           actor: { userId: null, kind: "cloud-scheduler" },
         },
-        {
-          within: async (tx, run) => {
-            const outcome = { last_run_at: now, last_run_id: run.id, last_error: null, last_error_at: null };
-            if (!(await advanceSchedule(tx, s.id, due, next, outcome))) throw new TakenElsewhere();
-          },
-        },
+        // Another replica launched (or an edit moved) this occurrence first: `taken`.
+        { record: { schedule: { id: s.id, due, next } } },
       );
-      if (result.kind === "launched") return true;
+      if (result.kind === "launched" || result.kind === "taken") return result.kind === "launched";
       refusal = `${result.denial.error}: ${result.denial.detail}`;
     } catch (err) {
-      if (err instanceof TakenElsewhere) return false;
       if (!(err instanceof ServiceError)) throw err;
       refusal = err.message;
     }
@@ -84,6 +79,3 @@ export class Scheduler {
     return false;
   }
 }
-
-/** Another replica launched (or an edit moved) this occurrence first. */
-class TakenElsewhere extends Error {}

@@ -1,10 +1,9 @@
 import type { LaunchDenial } from "../admission/decide-launch.js";
 import type { Launcher } from "../admission/launcher.js";
 import type { Clock } from "../core/clock.js";
-import { invalid, notFound, ServiceError } from "../core/errors.js";
+import { conflict, invalid, notFound, ServiceError } from "../core/errors.js";
 import type { IdGenerator } from "../core/ids.js";
 import type { KnownBots } from "../runs/runs-api.js";
-import { isUniqueViolation } from "../store/errors.js";
 import type { Db, Store } from "../store/store.js";
 import * as q from "../store/triggers.js";
 import type { Access, Principal } from "../tenancy/access.js";
@@ -151,25 +150,24 @@ export class TriggerService {
           actor: { userId: p.userId, kind: "trigger-spine" },
           bypassGate: false,
         },
-        {
-          within: async (tx, run) => {
-            if (key !== undefined) await q.insertTriggerLaunch(tx, s.team_id, key, s.id, run.id, now);
-            await q.updateSubscription(tx, s.id, { last_run_id: run.id, last_launched_at: now, last_error: null, last_error_at: null });
-          },
-        },
+        { record: { trigger: { teamId: s.team_id, subscriptionId: s.id, key } } },
       );
       if (result.kind === "launched") return { subscription_id, status: "launched", run_id: result.run.id };
+      if (result.kind === "taken") return await this.winner(s, key);
       refused = { subscription_id, status: "denied", error: result.denial.error, detail: result.denial.detail };
     } catch (err) {
-      if (key !== undefined && isUniqueViolation(err)) {
-        const winner = await q.findTriggerLaunch(store.db, s.team_id, key, s.id);
-        if (winner) return { subscription_id, status: "duplicate", run_id: winner };
-      }
       if (!(err instanceof ServiceError)) throw err;
       refused = { subscription_id, status: "failed", error: err.code, detail: err.message };
     }
     await q.updateSubscription(store.db, s.id, { last_error: `${refused.error}: ${refused.detail}`, last_error_at: now });
     return refused;
+  }
+
+  /** The run that a concurrent emit with the same key launched for the subscription first (its launch `taken`). */
+  private async winner(s: q.TriggerSubscriptionRow, key: string | undefined): Promise<EmitLaunch> {
+    const winner = key === undefined ? undefined : await q.findTriggerLaunch(this.deps.store.db, s.team_id, key, s.id);
+    if (!winner) throw conflict("a concurrent emit with this idempotency key launched the subscription, and its launch is gone");
+    return { subscription_id: s.id, status: "duplicate", run_id: winner };
   }
 
   private async find(id: string): Promise<q.TriggerSubscriptionRow> {

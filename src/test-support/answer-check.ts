@@ -18,9 +18,12 @@ export function answerChecker() {
   for (const s of SHARED_SCHEMAS) ajv.addSchema(s as AnySchema);
   const compiled = new WeakMap<object, ValidateFunction>();
   const faults: string[] = [];
+  /** Every answer checked, as `METHOD route → status`. */
+  const checked: string[] = [];
   const check = (a: { method: string; route: string; status: number; schema: unknown; payload: unknown }) => {
     if (!a.route.startsWith("/api/") || UNCHECKED.has(a.route)) return;
     const where = `${a.method} ${a.route} → ${a.status}`;
+    checked.push(where);
     if (!a.schema || typeof a.schema !== "object") {
       faults.push(`${where}: the document gives no schema for this status`);
       return;
@@ -39,5 +42,5 @@ export function answerChecker() {
       faults.push(`${where}: ${[...new Set(errors)].join("; ")}`);
     }
   };
-  return { check, faults };
+  return { check, faults, checked };
 }

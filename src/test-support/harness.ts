@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
@@ -97,6 +98,8 @@ export interface TestApp {
   routes: { method: string; url: string; public: boolean }[];
   /** Answers that did not match the OpenAPI document (answer-check.ts): close() fails on any. */
   answerFaults: string[];
+  /** Every answer checked against the document, as `METHOD route → status`. */
+  answersChecked: string[];
   close(): Promise<void>;
 }
 
@@ -142,6 +145,7 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
     logs,
     routes,
     answerFaults: answers.faults,
+    answersChecked: answers.checked,
     close: async () => {
       await app.close();
       await close();
@@ -151,6 +155,27 @@ export async function startTestApp(kind: StoreKind, env: Record<string, string> 
       }
     },
   };
+}
+
+/** A loopback port that was free a moment ago: for a service that must know its address (SERVICE_BASE_URL) before it listens. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real app listening on loopback at its own SERVICE_BASE_URL, as a forge (or a test delivery) calls it over the network. */
+export async function startListeningTestApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp & { url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t = await startTestApp(kind, { SERVICE_BASE_URL: url, ...env });
+  await t.app.listen({ port, host: "127.0.0.1" });
+  return { ...t, url };
 }
 
 export interface Reply<T = any> {

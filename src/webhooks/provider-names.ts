@@ -1,17 +1,26 @@
+/** How a delivery is proven: `token` echoed, `hmac` over the body, `standard`: Standard Webhooks signatures. */
+export type SignMode = "token" | "hmac" | "standard";
+
 /**
- * The spec's provider names (SPEC-NOTES §1), the forge each one is, and the other names input may
- * call it by: the one table of them. Input (a webhook's or a connection's `provider`, a delivery
- * URL's provider segment) takes a spec name, its forge's name or an alias, in any case; the spec
- * name is what is stored and returned. The forges' registry (src/forges/registry.ts) is typed
- * from it: each forge name here has exactly one forge module there, which carries this name.
+ * The spec's provider names (SPEC-NOTES §1), the forge each one is, the other names input may
+ * call it by, and what validating input needs to know of it: the one table of them. Input (a
+ * webhook's or a connection's `provider`, a delivery URL's provider segment) takes a spec name,
+ * its forge's name or an alias, in any case; the spec name is what is stored and returned. The
+ * forges' registry (src/forges/registry.ts) is typed from it: each forge name here has exactly
+ * one forge module there, which carries this name.
+ *
+ * `signModes`: how its deliveries can be proven, the default first (each provider's module
+ * proves these). `nestedPaths`: its repository paths are a project's full path whose groups
+ * nest (`group/sub/name`), not `owner/name`.
  */
 export const PROVIDER_NAMES = {
-  forge_a: { forge: "gitlab", aliases: [] },
-  forge_b: { forge: "github", aliases: [] },
+  forge_a: { forge: "gitlab", aliases: [], signModes: ["token"], nestedPaths: true },
+  forge_b: { forge: "github", aliases: [], signModes: ["hmac"], nestedPaths: false },
   /** Gitea and Gogs: Forgejo keeps their webhooks and API. */
-  forge_c: { forge: "forgejo", aliases: ["gitea", "gogs"] },
-  generic: { forge: null, aliases: [] },
-} as const satisfies Record<string, { forge: string | null; aliases: readonly string[] }>;
+  forge_c: { forge: "forgejo", aliases: ["gitea", "gogs"], signModes: ["hmac"], nestedPaths: false },
+  /** Callers name their own projects, nested or not. */
+  generic: { forge: null, aliases: [], signModes: ["token", "hmac", "standard"], nestedPaths: true },
+} as const satisfies Record<string, { forge: string | null; aliases: readonly string[]; signModes: readonly SignMode[]; nestedPaths: boolean }>;
 
 type Table = typeof PROVIDER_NAMES;
 export type ProviderName = keyof Table;
@@ -24,7 +33,7 @@ export const PROVIDERS = Object.keys(PROVIDER_NAMES) as readonly ProviderName[];
 
 const byInput = new Map<string, ProviderName>(
   PROVIDERS.flatMap((name) => {
-    const { forge, aliases } = PROVIDER_NAMES[name] as { forge: string | null; aliases: readonly string[] };
+    const { forge, aliases }: { forge: string | null; aliases: readonly string[] } = PROVIDER_NAMES[name];
     return [name, ...(forge === null ? [] : [forge]), ...aliases].map((input) => [input, name] as const);
   }),
 );

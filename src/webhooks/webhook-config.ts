@@ -3,14 +3,12 @@
  * hash, fingerprint and sealed HMAC secret are kept apart ({@link WebhookSecrets}) so a
  * config can be logged, listed and returned without them.
  */
-export { PROVIDERS, type ProviderName } from "./provider-names.js";
-import type { ProviderName } from "./provider-names.js";
+export { PROVIDERS, type ProviderName, type SignMode } from "./provider-names.js";
+import { PROVIDER_NAMES, type ProviderName, type SignMode } from "./provider-names.js";
 
 export { BOARD_MODES, type BoardMode } from "../tenancy/board-mode.js";
 import type { BoardMode } from "../tenancy/board-mode.js";
 
-/** `standard`: Standard Webhooks signatures (generic only). */
-export type SignMode = "token" | "hmac" | "standard";
 export type Overlap = "" | "allow" | "skip" | "supersede";
 /** Repository roles, lowest first; forge-specific roles map onto these. */
 export const REPLIER_ROLES = ["guest", "reporter", "developer", "maintainer", "owner"] as const;
@@ -115,9 +113,9 @@ export interface StoredWebhookSecrets extends WebhookSecrets {
   previous: PreviousWebhookSecret | null;
 }
 
-/** Default sign mode per provider: forge_b and forge_c are forced to hmac. */
+/** Default sign mode per provider: the first its deliveries can be proven by (forge_b and forge_c: hmac only). */
 export function defaultSignMode(provider: ProviderName): SignMode {
-  return provider === "forge_b" || provider === "forge_c" ? "hmac" : "token";
+  return PROVIDER_NAMES[provider].signModes[0];
 }
 
 export const WEBHOOK_TOKEN_PREFIX = "wh_";

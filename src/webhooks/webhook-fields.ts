@@ -3,7 +3,7 @@ import { invalid } from "../core/errors.js";
 import { BOT_ID_RE } from "../bots/bot-id.js";
 import { KEY_PROVIDER_RE, SECRET_NAME_RE } from "../credentials/credential-names.js";
 import { bool, isObject, list, map, nullable, number, oneOf, text, varMap, word, type Parser } from "./field-parsers.js";
-import { PROVIDER_ALIASES, PROVIDERS, providerNamed } from "./provider-names.js";
+import { PROVIDER_ALIASES, PROVIDER_NAMES, PROVIDERS, providerNamed } from "./provider-names.js";
 import { BOARD_MODES, REPLIER_ROLES, type BotRule, type Overlap, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 
 /** Fields a caller may set on create and change with PATCH. */
@@ -49,9 +49,9 @@ const recordId = text(64, RECORD_ID_RE, "must be a record id");
 const login = text(100, /^\S+$/, "must be a login without blanks");
 const stripAt: Parser<string> = (v, f) => login(v, f).replace(/^@/, "");
 
-/** `owner/repo`, `owner/*` or `*`; GitLab (and generic callers) may nest groups: `group/sub/repo`. */
+/** `owner/repo`, `owner/*` or `*`; where groups nest (GitLab, and generic callers): `group/sub/repo`. */
 function projectPattern(provider: ProviderName): Parser<string> {
-  const nested = provider === "forge_a" || provider === "generic";
+  const nested = PROVIDER_NAMES[provider].nestedPaths;
   return (v, field) => {
     const s = text(500)(v, field);
     const ok = s === "*" || ((nested ? NESTED_PATTERN : FLAT_PATTERN).test(s) && s.split("/").every((seg) => seg !== "." && seg !== ".."));

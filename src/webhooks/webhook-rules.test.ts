@@ -41,6 +41,9 @@ describe("checkWebhookRules", () => {
     ["forge_b", { sign_mode: "token" }, "sign_mode"],
     ["forge_c", { sign_mode: "token" }, "sign_mode"],
     ["forge_a", { sign_mode: "hmac" }, "sign_mode"],
+    ["forge_a", { sign_mode: "standard" }, "sign_mode"],
+    ["forge_b", { sign_mode: "standard" }, "sign_mode"],
+    ["generic", { sign_mode: "standard" }, undefined],
     ["generic", { sign_mode: "hmac" }, undefined],
     ["generic", { sign_mode: "token" }, undefined],
     ["forge_b", { bot_ids: ["*"] }, "bot_ids"],
@@ -57,6 +60,18 @@ describe("checkWebhookRules", () => {
     ["forge_b", { bot_ids: ["review-pr", "converse"], bot_rules: [rule("converse"), rule("review-pr")] }, undefined],
   ])("%s %j → %s", (provider, patch, field) => {
     expect(failure(provider, patch)).toBe(field);
+  });
+
+  it("says which sign modes the provider takes", () => {
+    const message = (provider: ProviderName, sign_mode: EditableConfig["sign_mode"]) => {
+      try {
+        checkWebhookRules(provider, { ...webhookDefaults(provider), sign_mode });
+      } catch (err) {
+        return (err as ServiceError).message;
+      }
+    };
+    expect(message("forge_b", "token")).toBe("forge_b signs the body (HMAC) only; sign_mode must be hmac");
+    expect(message("forge_a", "hmac")).toBe("forge_a echoes the token only; sign_mode must be token");
   });
 
   it("lists every named bot with the field naming it", () => {

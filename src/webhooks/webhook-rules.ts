@@ -1,4 +1,5 @@
 import { invalid } from "../core/errors.js";
+import { PROVIDER_NAMES, type SignMode } from "./provider-names.js";
 import { defaultSignMode, type ProviderName, type WebhookConfig } from "./webhook-config.js";
 import type { EditableField } from "./webhook-fields.js";
 
@@ -74,15 +75,17 @@ export function checkWebhookRules(provider: ProviderName, c: EditableConfig): vo
   });
 }
 
-/** forge_b and forge_c only sign bodies; GitLab only echoes the token; Standard Webhooks are generic's. */
+const MODE_PROVES: Record<SignMode, string> = {
+  token: "echoes the token",
+  hmac: "signs the body (HMAC)",
+  standard: "signs by Standard Webhooks",
+};
+
+/** A sign mode the provider's deliveries can be proven by (the table of provider names): forge_b and forge_c sign bodies, forge_a echoes the token. */
 function checkSignMode(provider: ProviderName, signMode: EditableConfig["sign_mode"]): void {
-  if (provider === "forge_b" || provider === "forge_c") {
-    if (signMode !== "hmac") throw invalid("sign_mode", `${provider} verifies deliveries by HMAC only; sign_mode must be hmac`);
-  } else if (provider === "forge_a" && signMode !== "token") {
-    throw invalid("sign_mode", "forge_a echoes the token and cannot sign bodies; sign_mode must be token");
-  } else if (provider !== "generic" && signMode === "standard") {
-    throw invalid("sign_mode", "only generic webhooks take Standard Webhooks signatures");
-  }
+  const modes: readonly SignMode[] = PROVIDER_NAMES[provider].signModes;
+  if (!modes.includes(signMode))
+    throw invalid("sign_mode", `${provider} ${modes.map((m) => MODE_PROVES[m]).join(" or ")} only; sign_mode must be ${modes.join(" or ")}`);
 }
 
 /** Bot ids a config names, wildcard left out: each must be a known bot. */

@@ -5,6 +5,11 @@ import { configFromRow, secretsFromRow } from "./webhook-record.js";
 import { acceptedPrevious } from "./webhook-token.js";
 import { iso } from "../core/iso.js";
 
+/** The URL a forge calls for a webhook: the service's base URL, then the delivery endpoint's path. */
+export function deliveryUrl(baseUrl: string, provider: WebhookConfig["provider"], id: string): string {
+  return `${baseUrl}/api/webhooks/${provider}/${id}`;
+}
+
 export type WebhookView = WebhookConfig & { delivery_url: string; previous_token_valid_until: string | null };
 
 /**
@@ -12,7 +17,7 @@ export type WebhookView = WebhookConfig & { delivery_url: string; previous_token
  * rotation's overlap is open, until when (epoch ms) its previous token is still accepted.
  */
 export function webhookView(c: WebhookConfig, baseUrl: string, previousTokenValidUntil: number | null = null): WebhookView {
-  return { ...c, delivery_url: `${baseUrl}/api/webhooks/${c.provider}/${c.id}`, previous_token_valid_until: iso(previousTokenValidUntil) };
+  return { ...c, delivery_url: deliveryUrl(baseUrl, c.provider, c.id), previous_token_valid_until: iso(previousTokenValidUntil) };
 }
 
 /** The API shape of a stored config as of `now`: its previous token's end shows only while it is accepted. */

@@ -1,5 +1,5 @@
-import type { Command } from "commander";
-import { enc } from "../api.js";
+import { type Command, Option } from "commander";
+import { ApiRefusal, enc } from "../api.js";
 import { action, seconds } from "../context.js";
 import { fields, table } from "../output.js";
 
@@ -25,6 +25,9 @@ function reportText(r: Report): string {
     { header: "DETAIL", get: (p) => p.detail },
   ])}`;
 }
+
+const GATE_SHOWN = ["id", "repo", "gate_context", "auto_fix_on_gate_failure", "review_after_gate"];
+const onOff = (flag: string, what: string) => new Option(`${flag} <on|off>`, what).choices(["on", "off"]);
 
 export function registerRepoBots(program: Command): void {
   const bots = program.command("repo-bots").description("a team's provisioned repositories and their hooks on the forge");
@@ -84,6 +87,37 @@ export function registerRepoBots(program: Command): void {
     .action(
       action(async (ctx, team, id) => {
         ctx.out.show(await (await ctx.api()).post(`${path(team!, id)}/repair`), reportText);
+      }),
+    );
+
+  bots
+    .command("gate")
+    .argument("<team>", "team id")
+    .argument("<repo-bot>", "repo bot id")
+    .description(
+      "show the repository's CI gate settings, or set them (team admin) by provisioning the repository again: a hook whose address moved is written again",
+    )
+    .option("--context <name>", "the gate: a check run or commit status context (GitHub), a pipeline or status (GitLab), a commit status (Forgejo)")
+    .addOption(onOff("--review-after-gate", "on: the automatic review waits for the gate to pass on the head instead of launching on open and push"))
+    .addOption(onOff("--auto-fix", "on: the gate failing on the head launches the branch-improvement bot (at most 3 in a row; needs improve in bot_ids)"))
+    .action(
+      action(async (ctx, team, id) => {
+        const api = await ctx.api();
+        const rb = ((await api.get(path(team!))).repo_bots as Report[]).find((b) => b.id === id);
+        if (!rb) throw new ApiRefusal(404, "not_found", "repo bot not found");
+        const { context, reviewAfterGate, autoFix } = ctx.opts;
+        if (context === undefined && reviewAfterGate === undefined && autoFix === undefined) {
+          ctx.out.show(rb, (b) => fields(b, GATE_SHOWN));
+          return;
+        }
+        const body = {
+          connection_id: rb.connection_id,
+          repo: rb.repo,
+          ...(context !== undefined && { gate_context: context }),
+          ...(reviewAfterGate !== undefined && { review_after_gate: reviewAfterGate === "on" }),
+          ...(autoFix !== undefined && { auto_fix_on_gate_failure: autoFix === "on" }),
+        };
+        ctx.out.show(await api.post(path(team!), body), (b) => fields(b, [...GATE_SHOWN, "forge_written"]));
       }),
     );
 }

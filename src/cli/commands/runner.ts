@@ -12,7 +12,7 @@ export function registerRunner(program: Command): void {
     .option("--concurrency <n>", "runs at once (default SERVICE_RUNNER_CONCURRENCY or 4)")
     .option("--bots-dir <dir>", "where bots' commands run from (default SERVICE_RUNNER_BOTS_DIR or ./bots)")
     .action(async (opts: Record<string, string | undefined>) => {
-      runRunnerProcess({
+      await runRunnerProcess({
         ...process.env,
         ...(opts.url && { SERVICE_RUNNER_URL: opts.url }),
         ...(opts.token && { SERVICE_RUNNER_TOKEN: opts.token }),

@@ -4,6 +4,7 @@ import { action } from "../context.js";
 import { fields, table } from "../output.js";
 
 const TEAM_STATUSES = ["active", "suspended", "read-only"];
+const BOARD_MODES = ["off", "track", "coordinate"];
 
 export function registerTenancy(program: Command): void {
   const orgs = program.command("orgs").description("organisations");
@@ -38,6 +39,7 @@ export function registerTenancy(program: Command): void {
             { header: "ID", get: (t) => t.id },
             { header: "NAME", get: (t) => t.name },
             { header: "STATUS", get: (t) => t.status },
+            { header: "BOARD", get: (t) => t.board_mode },
           ]),
         );
       }),
@@ -51,6 +53,19 @@ export function registerTenancy(program: Command): void {
       action(async (ctx, team, status) => {
         const body = await (await ctx.api()).patch(`/api/teams/${enc(team!)}`, { status });
         ctx.out.show(body, (t) => fields(t, ["id", "name", "status", "updated_at"]));
+      }),
+    );
+  teams
+    .command("board")
+    .description(
+      "set the team's board (team admin): off (the issue lanes launch directly), track (they keep one card per issue following its run) or coordinate (the issue's card is the work, launched by the board); with the board on, an untrusted author's issue waits on it as a needs:approval card",
+    )
+    .argument("<team>", "team id")
+    .addArgument(new Argument("<mode>", "the board's mode").choices(BOARD_MODES))
+    .action(
+      action(async (ctx, team, board_mode) => {
+        const body = await (await ctx.api()).patch(`/api/teams/${enc(team!)}`, { board_mode });
+        ctx.out.show(body, (t) => fields(t, ["id", "name", "board_mode", "updated_at"]));
       }),
     );
 }

@@ -84,25 +84,33 @@ export function registerWebhooks(program: Command): void {
     .argument("<team>", "team id")
     .argument("<webhook>", "webhook id")
     .option("--token <token>", "a token-mode webhook's token (the service keeps only its hash)")
-    .description("send a signed test delivery (the forge's ping or test push) through the delivery endpoint (team admin)")
+    .description(
+      "send a signed test delivery (the forge's ping or test push) over the network to the webhook's delivery URL, as a forge would, and show what came back (team admin)",
+    )
     .action(
       action(async (ctx, team, id) => {
         const body = ctx.opts.token ? { token: ctx.opts.token } : {};
         const done = await (await ctx.api()).post(`${path(team!, id)}/ping`, body);
-        ctx.out.show(done, (d) =>
-          fields(
+        ctx.out.show(done, (d) => {
+          const answered = d.answer?.body ?? {};
+          const shown = fields(
             {
               ...d,
-              status: d.answer.status,
-              outcome: d.answer.body.status ?? d.answer.body.error,
-              reason: d.answer.body.reason ?? d.answer.body.detail ?? null,
+              status: d.answer?.status ?? null,
+              outcome: d.unreachable ? `unreachable (${d.unreachable.cause})` : (answered.status ?? answered.error ?? null),
+              reason: d.unreachable?.message ?? answered.reason ?? answered.detail ?? answered.message ?? d.answer?.text ?? null,
             },
-            ["event", "reached", "status", "outcome", "reason", "delivery_id"],
-          ),
-        );
-        // Printed, then exit 1: the endpoint refused the test delivery (a wrong token, a bad signature, a disabled webhook).
-        if (!done.reached)
-          throw new ApiRefusal(done.answer.status, String(done.answer.body.error ?? done.answer.body.status), "the test delivery was not accepted");
+            ["event", "url", "reached", "status", "outcome", "reason", "delivery_id"],
+          );
+          return d.hint ? `${shown}\n\nHint: ${d.hint}` : shown;
+        });
+        // Printed, then exit 1: the test delivery did not land (unreachable, a wrong token, a bad signature, a disabled webhook, another server).
+        if (!done.reached) {
+          const why = done.unreachable
+            ? `unreachable (${done.unreachable.cause})`
+            : String(done.answer?.body?.error ?? done.answer?.body?.status ?? done.answer?.status);
+          throw new ApiRefusal(done.answer?.status ?? 0, why, "the test delivery did not land");
+        }
       }),
     );
 

@@ -4,6 +4,7 @@ import { verifyBody } from "../shared/verify-body.js";
 import { parseGithubLike } from "../github/github-like-parse.js";
 import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 import { PING_REPO, ZERO_SHA } from "../shared/test-delivery.js";
+import { PROVIDER_NAMES } from "../../webhooks/provider-names.js";
 
 /**
  * Forgejo, Gitea or Gogs: hex HMAC with or without `sha256=`. Form deliveries
@@ -17,7 +18,7 @@ export const forgejoWebhook: NamedProvider<"forge_c"> = {
     token: [],
     signature: ["X-Forgejo-Signature", "X-Forge-C-Signature", "X-Gitea-Signature", "X-Gogs-Signature", "X-Forge-C-Legacy-Signature"],
   },
-  signModes: ["hmac"],
+  signModes: PROVIDER_NAMES.forge_c.signModes,
   maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "sign-payload" }, input);

@@ -9,5 +9,5 @@ export const forgejo = {
   provider: forgejoWebhook,
   api: forgejoApi,
   hooks: { build: (http) => forgejoHooks(http), headers: {} },
-  connecting: { securityTokens: { refused: "Forgejo has no API that mints an org token" }, nestedRepoPaths: false, tokenLoginIsBot: false },
+  connecting: { securityTokens: { refused: "Forgejo has no API that mints an org token" }, tokenLoginIsBot: false },
 } satisfies Forge;

@@ -2,6 +2,7 @@ import { parseJsonObject } from "../shared/json-guards.js";
 import { firstHeaderValue } from "../shared/headers.js";
 import { verifyBody } from "../shared/verify-body.js";
 import type { Provider } from "../shared/provider.js";
+import { PROVIDER_NAMES } from "../../webhooks/provider-names.js";
 
 /** 256 vars of 4 KiB, each at worst six-fold as JSON escapes, and the rest of the request. */
 const GENERIC_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -16,7 +17,7 @@ export const generic: Provider = {
     token: ["X-Service-Webhook-Token"],
     signature: ["X-Service-Webhook-Signature"],
   },
-  signModes: ["token", "hmac", "standard"],
+  signModes: PROVIDER_NAMES.generic.signModes,
   maxBodyBytes: GENERIC_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);

@@ -28,7 +28,9 @@ const Repo = Type.Object({ full_name: Type.String(), permissions: Type.Optional(
 
 const hookOf = (data: unknown): HookState => {
   const h = parseAnswer(Hook, data, "a repository hook");
-  return { id: idText(h.id), url: h.config.url ?? "", active: h.active ?? true, events: h.events };
+  // `*` subscribes a hook to every event.
+  const everyEvent = h.events?.includes("*") === true;
+  return { id: idText(h.id), url: h.config.url ?? "", active: h.active ?? true, events: h.events, ...(everyEvent && { everyEvent }) };
 };
 
 const deliveryOf = (d: Static<typeof Delivery>): HookDelivery => ({

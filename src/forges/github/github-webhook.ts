@@ -4,6 +4,7 @@ import { verifyBody } from "../shared/verify-body.js";
 import { parseGithubLike } from "./github-like-parse.js";
 import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 import { PING_REPO } from "../shared/test-delivery.js";
+import { PROVIDER_NAMES } from "../../webhooks/provider-names.js";
 
 /** GitHub: `sha256=<hex>` over the body as sent, form deliveries included. */
 export const githubWebhook: NamedProvider<"forge_b"> = {
@@ -14,7 +15,7 @@ export const githubWebhook: NamedProvider<"forge_b"> = {
     token: [],
     signature: ["X-Hub-Signature-256", "X-Forge-B-Signature-256"],
   },
-  signModes: ["hmac"],
+  signModes: PROVIDER_NAMES.forge_b.signModes,
   maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefixed", form: "sign-body" }, input);

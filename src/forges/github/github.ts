@@ -13,7 +13,6 @@ export const github = {
   connecting: {
     apps: githubApps,
     securityTokens: { refused: "a GitHub token cannot mint another (a GitHub App connection can)" },
-    nestedRepoPaths: false,
     tokenLoginIsBot: false,
   },
 } satisfies Forge;

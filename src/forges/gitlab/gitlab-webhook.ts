@@ -4,6 +4,7 @@ import { verifyBody } from "../shared/verify-body.js";
 import { parseGitlab } from "./gitlab-parse.js";
 import { FORGE_MAX_BODY_BYTES, type NamedProvider } from "../shared/provider.js";
 import { PING_REPO, ZERO_SHA } from "../shared/test-delivery.js";
+import { PROVIDER_NAMES } from "../../webhooks/provider-names.js";
 
 /** GitLab: it echoes the secret token verbatim and signs nothing. */
 export const gitlabWebhook: NamedProvider<"forge_a"> = {
@@ -14,7 +15,7 @@ export const gitlabWebhook: NamedProvider<"forge_a"> = {
     token: ["X-Gitlab-Token", "X-Forge-A-Token", "X-Service-Webhook-Token"],
     signature: [],
   },
-  signModes: ["token"],
+  signModes: PROVIDER_NAMES.forge_a.signModes,
   maxBodyBytes: FORGE_MAX_BODY_BYTES,
   verify(input) {
     return verifyBody(this.headers, { format: "prefix-optional", form: "refuse" }, input);

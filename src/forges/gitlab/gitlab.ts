@@ -11,5 +11,5 @@ export const gitlab = {
   api: gitlabApi,
   hooks: { build: (http) => gitlabHooks(http), headers: {} },
   // A connection's token is a group or project access token, whose login is a bot of its own.
-  connecting: { securityTokens: gitlabSecurityTokens, nestedRepoPaths: true, tokenLoginIsBot: true },
+  connecting: { securityTokens: gitlabSecurityTokens, tokenLoginIsBot: true },
 } satisfies Forge;

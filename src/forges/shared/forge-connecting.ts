@@ -48,8 +48,6 @@ export interface ForgeConnecting {
   readonly apps?: ForgeApps;
   /** The org's security-read tokens through a token credential; where this forge's token cannot mint them, why. */
   readonly securityTokens: ((http: HookHttp, now: () => number) => SecurityTokenIssuer) | { refused: string };
-  /** Repository paths are a project's full path whose groups nest (`group/sub/name`), not `owner/name`. */
-  readonly nestedRepoPaths: boolean;
   /** A connected token's login is a bot account of its own (GitLab's group and project access tokens), not a person's. */
   readonly tokenLoginIsBot: boolean;
 }

@@ -13,6 +13,8 @@ export interface HookState extends ForgeHook {
   active: boolean;
   /** The events it is subscribed to, in the forge's names; undefined when the forge did not say. */
   events?: string[];
+  /** Subscribed to every event the forge sends, whatever `events` lists (GitHub's `*`). */
+  everyEvent?: boolean;
   /** GitLab: `executable`, `disabled` or `temporarily_disabled` (until `disabledUntil`). */
   alertStatus?: string;
   disabledUntil?: string | null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Launcher } from "../../admission/launcher.js";
-import type { LaunchOptions } from "../../admission/launch-types.js";
+import type { LaunchRequest, SurfaceLaunchOptions } from "../../admission/launch-types.js";
 import { createLogger } from "../../config/logger.js";
 import { BoardDispatcher, MAX_CARD_ATTEMPTS } from "../../surfaces/board-dispatcher.js";
 import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
@@ -110,10 +110,10 @@ describe.each(storeKinds())("the board on %s", (kind) => {
     // The launcher this replica uses, with the member's move landing between the lease and the launch.
     const real = t.services.launcher;
     const launcher = Object.create(real) as Launcher;
-    launcher.launch = async (request, options) => {
+    launcher.launch = (async (request: LaunchRequest, options: SurfaceLaunchOptions) => {
       expect((await s.member.api.post(`${cards(team.id)}/${made.id}/move`, { column: "backlog" })).status).toBe(200);
-      return real.launch(request, options as LaunchOptions);
-    };
+      return real.launch(request, options);
+    }) as Launcher["launch"];
     const replica = new BoardDispatcher({ store: t.store, clock: t.clock, launcher, log: createLogger("silent") });
     expect((await replica.dispatch()).get(made.id)).toBe("taken");
     expect(await t.store.db.selectFrom("runs").select("id").where("team_id", "=", team.id).execute()).toEqual([]);

@@ -25,6 +25,21 @@ import type { WebhookView, deliveryView } from "../../webhooks/webhook-views.js"
 import type { ApiKey, Bot, DailyUsage, NewRunner, NewWebhookToken, OrgUsage, Run, RunDetail, Runner, Secret, Webhook } from "./bodies.js";
 import type { Connection, ForgeRepo, ProvisionedRepoBot, RepoBot, RepoBotHealth } from "./connection-bodies.js";
 import type { Delivery, DeliveryDetail } from "./delivery-bodies.js";
+import type {
+  DeliveryBotFiltered,
+  DeliveryBotRefused,
+  DeliveryCarded,
+  DeliveryDeferred,
+  DeliveryDeferredResults,
+  DeliveryDuplicate,
+  DeliveryFiltered,
+  DeliveryInvalid,
+  DeliveryLaunchError,
+  DeliveryLaunched,
+  DeliveryResults,
+  DeliveryStopped,
+} from "./delivery-answer-bodies.js";
+import type { cardedBody, noteBody, parkedBody, parkedResultsBody, resultBody, resultsBody, stoppedBody } from "../delivery-answer.js";
 import type { Card, Schedule, Trigger } from "./surface-bodies.js";
 import type { Me, NewToken, Org, PasswordReset, PasswordSet, Session, SessionsClosed, Team, Token, User } from "./tenancy-bodies.js";
 
@@ -74,10 +89,32 @@ export type Checks = [
   Same<Static<typeof DeliveryDetail>, Awaited<ReturnType<DeliveryLog["show"]>>>,
   Fits<Awaited<ReturnType<RepoBotHealthService["check"]>>, Static<typeof RepoBotHealth>>,
   Fits<Awaited<ReturnType<RepoBots["repos"]>>[number], Static<typeof ForgeRepo>>,
+  // The delivery endpoint's answers (http/delivery-answer.ts), one schema per outcome.
+  Same<ReturnType<typeof noteBody<"filtered">>, Static<typeof DeliveryFiltered>>,
+  Same<ReturnType<typeof noteBody<"invalid">>, Static<typeof DeliveryInvalid>>,
+  Same<ReturnType<typeof noteBody<"launch_error">>, Static<typeof DeliveryLaunchError>>,
+  Same<ReturnType<typeof stoppedBody>, Static<typeof DeliveryStopped>>,
+  Same<ReturnType<typeof cardedBody>, Static<typeof DeliveryCarded>>,
+  Same<
+    ReturnType<typeof resultBody>,
+    Static<typeof DeliveryLaunched> | Static<typeof DeliveryDuplicate> | Static<typeof DeliveryBotRefused> | Static<typeof DeliveryBotFiltered>
+  >,
+  Same<ReturnType<typeof parkedBody>, Static<typeof DeliveryDeferred> | Static<typeof DeliveryBotFiltered> | Static<typeof DeliveryDuplicate>>,
+  Fits<ReturnType<typeof resultsBody>, Static<typeof DeliveryResults>>,
+  Fits<ReturnType<typeof parkedResultsBody>["status"], Static<typeof DeliveryResults>["status"] | Static<typeof DeliveryDeferredResults>["status"]>,
 ];
 
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
   true,
   true,
   true,

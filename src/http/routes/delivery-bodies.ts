@@ -96,11 +96,31 @@ export const EndpointAnswer = Obj(
 export const PingResult = Obj(
   {
     event: Type.String({ description: "The test event sent" }),
-    reached: Type.Boolean({ description: "The endpoint took it (a 2xx, not invalid)" }),
+    url: Type.String({ description: "The delivery URL it was sent to over the network: the webhook's delivery_url, built from SERVICE_BASE_URL" }),
+    reached: Type.Boolean({ description: "This service answered 2xx, not invalid, with a delivery it recorded" }),
     delivery_id: MaybeStr,
-    answer: EndpointAnswer,
+    answer: Nullable(
+      Obj(
+        {
+          status: Type.Integer({ description: "The HTTP status that came back" }),
+          body: Type.Object({}, { additionalProperties: true, description: "The JSON answer body; {} when the answer was not JSON" }),
+          text: Nullable(Type.String({ description: "The start of an answer that was not JSON (a proxy's page, another server)" })),
+        },
+        { description: "The answer that came back over the network; null when none came" },
+      ),
+    ),
+    unreachable: Nullable(
+      Obj(
+        {
+          cause: Enum(["refused", "timeout", "dns", "tls", "reset", "network"] as const),
+          message: Str,
+        },
+        { description: "Why no answer came back" },
+      ),
+    ),
+    hint: Nullable(Type.String({ description: "What to check: how SERVICE_BASE_URL is wrong, or who cannot reach it" })),
   },
-  { $id: "PingResult", description: "A signed test delivery and how the endpoint answered it" },
+  { $id: "PingResult", description: "A signed test delivery sent over the network to the webhook's delivery URL, and what came back" },
 );
 
 export const RedeliveryResult = Obj(

@@ -3,6 +3,7 @@ import { Type, type TSchema } from "typebox";
 import { ApiKey, Bot, CredentialUsage, DailyUsage, NewRunner, NewWebhookToken, OrgUsage, Run, RunDetail, Runner, Secret, Webhook } from "./bodies.js";
 import { idOf, ref } from "./body-schema.js";
 import { Connection, ForgeRepo, ProvisionedRepoBot, RepoBot, RepoBotHealth } from "./connection-bodies.js";
+import { DELIVERY_ANSWER_SCHEMAS, DeliveryAccepted, DeliveryAnswered } from "./delivery-answer-bodies.js";
 import { Delivery, DeliveryDetail, DeliveryPage, PingResult, RedeliveryResult } from "./delivery-bodies.js";
 import { Card, EmitAnswer, Schedule, Trigger } from "./surface-bodies.js";
 import {
@@ -35,8 +36,8 @@ interface RouteDoc {
   status?: 200 | 201 | 204;
   /** The route can answer a launch gate's refusal (the spec's denial envelope). */
   launches?: true;
-  /** A launch parked for later (or carded) answers 202 beside the 200. */
-  accepted?: true;
+  /** The 202 beside the 200: a launch parked for later, or a card made. */
+  accepted?: TSchema;
   /** The answer is plain text, not JSON. */
   text?: true;
   /** A list: the answer's key holding the array. */
@@ -138,7 +139,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/orgs/:id/usage/daily": doc("getOrgDailyUsage", "An org's month day by day: runs created and spend", as(DailyUsage)),
   "GET /api/teams/:id/credentials/usage": doc("getTeamCredentialUsage", "A team's usage by credential", as(CredentialUsage)),
   "GET /api/admin/credentials/usage": doc("getCredentialUsageAdmin", "Usage by credential across orgs (super-admin)", as(CredentialUsage)),
-  "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", { launches: true, accepted: true }),
+  "POST /api/webhooks/:provider/:id": doc("receiveDelivery", "Receive a forge's webhook delivery (signed or token)", {
+    launches: true,
+    accepted: Type.Unsafe(DeliveryAccepted),
+    ...as(Type.Unsafe(DeliveryAnswered)),
+  }),
   "POST /api/teams/:id/forge/connections": doc("createConnection", "Connect a forge account or app", { ...created, ...as(Connection) }),
   "GET /api/teams/:id/forge/connections": doc("listConnections", "List a team's forge connections", { list: "connections", ...as(Connection) }),
   "GET /api/teams/:id/forge/connections/:connection_id": doc("getConnection", "Show a forge connection", as(Connection)),
@@ -240,6 +245,7 @@ export const SHARED_SCHEMAS = [
   Trigger,
   EmitAnswer,
   Card,
+  ...DELIVERY_ANSWER_SCHEMAS,
 ];
 
 /** Fills a route's summary, operationId and responses from ROUTE_DOCS (routes already in the document only). */
@@ -253,7 +259,7 @@ export function documentRoute(r: RouteOptions): void {
   const success = status === 204 ? NoContent : d.text ? TextBody : successOf(d);
   const response: Record<string, unknown> = {
     [status]: success,
-    ...(d.accepted && { 202: { ...AnyObject, description: "A launch parked for later, or a card made" } }),
+    ...(d.accepted && { 202: d.accepted }),
     "4XX": d.launches ? ErrorOrDenial : ErrorRef,
     "5XX": ErrorRef,
     ...given,

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { annotateSpan } from "../../core/tracing.js";
 import { Type, type Static } from "typebox";
 import type { PoolScope } from "../../store/runner-tokens.js";
 import { limitsWire } from "../../runs/runner/bot-commands.js";
@@ -173,7 +174,10 @@ export function registerRunnerRoutes(app: App, s: Services): void {
         // A token revoked while its runner waits is refused now, not at the runner's next call.
         if (!(await s.runnerTokens.live(req.runner))) return sendError(reply, "unauthenticated", "runner token is unknown, revoked or was rotated");
         const ticket = await s.runnerDesk.claim(identity);
-        if (ticket) return ticketView(ticket);
+        if (ticket) {
+          annotateSpan({ "run.id": ticket.runId, "run.attempt": ticket.attempt });
+          return ticketView(ticket);
+        }
         const left = deadline - Date.now();
         if (left <= 0) return reply.code(204).send(null);
         await sleep(Math.min(CLAIM_POLL_MS, left), undefined, { signal: closing.signal }).catch(() => undefined);
@@ -196,13 +200,18 @@ export function registerRunnerRoutes(app: App, s: Services): void {
   app.post(
     "/api/runner/v1/runs/:id/output",
     { config, schema: { ...runner, params: AttemptParams, body: OutputBody, response: { 200: Type.Object({ held: Type.Boolean() }) } } },
-    async (req) => s.runnerDesk.output(req.runner, req.params.id, req.body.claim_token, req.body.lines),
+    async (req) => {
+      annotateSpan({ "run.id": req.params.id });
+      return s.runnerDesk.output(req.runner, req.params.id, req.body.claim_token, req.body.lines);
+    },
   );
   app.post(
     "/api/runner/v1/runs/:id/finish",
     { config, schema: { ...runner, params: AttemptParams, body: FinishBody, response: { 200: Type.Object({ finished: Type.Boolean() }) } } },
-    async (req) =>
-      s.runnerDesk.finish(req.runner, req.params.id, req.body.claim_token, { outcome: outcomeOf(req.body.outcome), usage: req.body.usage.map(usageOf) }),
+    async (req) => {
+      annotateSpan({ "run.id": req.params.id, "run.status": req.body.outcome.status });
+      return s.runnerDesk.finish(req.runner, req.params.id, req.body.claim_token, { outcome: outcomeOf(req.body.outcome), usage: req.body.usage.map(usageOf) });
+    },
   );
 }
 

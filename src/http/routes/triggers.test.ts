@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Launcher } from "../../admission/launcher.js";
 import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
 describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
@@ -93,6 +94,34 @@ describe.each(storeKinds())("custom-event triggers on %s", (kind) => {
     // Without a key every emit launches.
     await emit(team.id);
     expect(await runsOf(team.id)).toHaveLength(3);
+  });
+
+  it("launches a subscription once for two emits with the same key at once, both past their key check: the other answers the winner's run", async () => {
+    const team = await freshTeamOf();
+    const sub = (await subscribe(team.id)).body;
+    // The real launcher, holding each launch until both emits have looked for the key and found it free.
+    const launcher = t.services.launcher;
+    const launch = launcher.launch.bind(launcher) as (...args: unknown[]) => Promise<unknown>;
+    let arrived = 0;
+    let both!: () => void;
+    const together = new Promise<void>((resolve) => (both = resolve));
+    launcher.launch = (async (...args: unknown[]) => {
+      if (++arrived === 2) both();
+      await together;
+      return launch(...args);
+    }) as Launcher["launch"];
+    try {
+      const answers = await Promise.all([emit(team.id, { idempotency_key: "race-1" }), emit(team.id, { idempotency_key: "race-1" })]);
+      const launches = answers.map((r) => r.body.launches[0] as { status: string; run_id: string });
+      expect(arrived).toBe(2);
+      expect(launches.map((l) => l.status).sort()).toEqual(["duplicate", "launched"]);
+      const won = launches.find((l) => l.status === "launched")!;
+      expect(launches.find((l) => l.status === "duplicate")).toEqual({ subscription_id: sub.id, status: "duplicate", run_id: won.run_id });
+      expect((await runsOf(team.id)).map((r) => r.id)).toEqual([won.run_id]);
+      expect((await s.member.api.get(`/api/v1/triggers/${sub.id}`)).body).toMatchObject({ last_run_id: won.run_id, last_error: null });
+    } finally {
+      delete (launcher as Partial<Launcher>).launch;
+    }
   });
 
   it("answers the pre-check's denial for the whole emit, launching nothing", async () => {

@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PRODUCT } from "../../core/product.js";
@@ -7,73 +6,25 @@ import { startTracing, stopTracing } from "../../core/tracing.js";
 import { WORLD } from "../../test-support/fake-forges/world.js";
 import { fakeOf, forgeHook, githubLikeIssueOpened, startForgeWorld, type ForgeWorld, type Hook } from "../../test-support/forge-deliveries.js";
 import { storeKinds } from "../../test-support/harness.js";
+import { FakeCollector, SPAN_CLIENT, SPAN_SERVER, STATUS_ERROR, type CollectedSpan } from "../../test-support/otlp-collector.js";
 
-/** A span as OTLP/HTTP JSON carries it, with its attributes flattened. */
-interface Span {
-  name: string;
-  kind: number;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  attributes: Record<string, unknown>;
-  status: { code?: number; message?: string };
-}
-const SERVER = 2;
-const CLIENT = 3;
-const ERROR = 2;
+type Span = CollectedSpan;
+const SERVER = SPAN_SERVER;
+const CLIENT = SPAN_CLIENT;
+const ERROR = STATUS_ERROR;
 
-/** A stand-in OTLP/HTTP collector: keeps each POST /v1/traces body (JSON) as it came. */
-class FakeCollector {
-  readonly bodies: string[] = [];
-  readonly resources: Record<string, unknown>[] = [];
-  readonly spans: Span[] = [];
-  private server!: Server;
-  url = "";
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (req.method !== "POST" || req.url !== "/v1/traces" || !String(req.headers["content-type"]).includes("json")) {
-          res.writeHead(404).end();
-          return;
-        }
-        this.bodies.push(text);
-        this.take(JSON.parse(text), req.headers);
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  readonly headers: Record<string, unknown>[] = [];
-
-  private take(body: any, headers: Record<string, unknown>): void {
-    this.headers.push(headers);
-    for (const rs of body.resourceSpans ?? []) {
-      this.resources.push(flatten(rs.resource?.attributes));
-      for (const ss of rs.scopeSpans ?? []) {
-        for (const s of ss.spans ?? []) this.spans.push({ ...s, attributes: flatten(s.attributes), status: s.status ?? {} });
-      }
-    }
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-function flatten(attributes: Array<{ key: string; value: Record<string, unknown> }> = []): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { key, value } of attributes)
-    out[key] = value.stringValue ?? value.boolValue ?? (value.intValue === undefined ? value.doubleValue : Number(value.intValue));
-  return out;
-}
-
-const OTEL_VARS = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_BSP_SCHEDULE_DELAY", "OTEL_SERVICE_NAME"];
+const OTEL_VARS = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_RESOURCE_ATTRIBUTES",
+  "OTEL_BSP_SCHEDULE_DELAY",
+  "OTEL_SERVICE_NAME",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+];
+/** A caller's W3C trace context: its trace and its span. */
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
 
 describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) => {
   const collector = new FakeCollector();
@@ -100,13 +51,13 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
   beforeEach(async () => {
     w.t.clock.advance(60_000);
     fakeOf(w, "forge_b").clearFaults();
-    collector.spans.length = 0;
-    collector.bodies.length = 0;
-    expect(await startTracing(PRODUCT)).toEqual({ on: true, warnings: [] });
+    collector.clear();
+    delete process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+    expect(await startTracing(PRODUCT)).toEqual({ on: true, protocol: "http/json", warnings: [] });
   });
 
   /** Delivers an issue opened by maria (no author_association: the forge is asked her role), traced; answers the spans of its trace. */
-  const deliverTraced = async () => {
+  const deliverTraced = async (extra: Record<string, string> = {}) => {
     const requestId = `trace-test-${++requestNo}`;
     const body = JSON.stringify(githubLikeIssueOpened(WORLD.maria.login, "NONE"));
     const res = await w.t.app.inject({
@@ -118,6 +69,7 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
         "x-github-event": "issues",
         "x-hub-signature-256": `sha256=${createHmac("sha256", hook.token).update(body).digest("hex")}`,
         "x-request-id": requestId,
+        ...extra,
       },
     });
     await stopTracing(); // flushes every span to the collector
@@ -135,7 +87,7 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
   it("a launched delivery: the delivery's span, with verification, decision (its forge call and HTTP request) and the store's commit under it", async () => {
     const { res, requestId, root, spans, text } = await deliverTraced();
     expect(res.statusCode).toBe(200);
-    const answer = JSON.parse(res.body) as { status: string; delivery_id: string };
+    const answer = JSON.parse(res.body) as { status: string; delivery_id: string; run_id: string };
     expect(answer.status).toBe("launched");
 
     expect(root.kind).toBe(SERVER);
@@ -147,6 +99,7 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
       "http.response.status_code": 200,
       "delivery.answer": "launched",
       "delivery.id": answer.delivery_id,
+      "run.id": answer.run_id,
     });
 
     const verify = one(spans, "delivery.verify");
@@ -226,5 +179,64 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
     expect(verify.status).toMatchObject({ code: ERROR, message: "bad_signature" });
     expect(verify.attributes["delivery.proven"]).toBe(false);
     expect(collector.bodies.join("\n")).not.toContain("Sprockets");
+  });
+  it("a delivery with a W3C traceparent continues the caller's trace: its span is the caller's span's child", async () => {
+    const { res, root, spans } = await deliverTraced({ traceparent: TRACEPARENT, tracestate: "vendor=opaque" });
+    expect(res.statusCode).toBe(200);
+    expect([root.traceId, root.parentSpanId, root.kind]).toEqual([CALLER_TRACE, CALLER_SPAN, SERVER]);
+    // Its steps are in the same trace, under it.
+    expect(one(spans, "delivery.decide").parentSpanId).toBe(root.spanId);
+    // A malformed traceparent is no trace context: the delivery starts a trace of its own.
+    await startTracing(PRODUCT);
+    const bad = await deliverTraced({ traceparent: `00-${"0".repeat(32)}-${CALLER_SPAN}-01` });
+    expect(bad.root.traceId).not.toBe("0".repeat(32));
+    expect(bad.root.parentSpanId ?? "").toBe("");
+  });
+
+  it("an API request on a socket is a server span named by its route that continues the caller's trace; what its route does is under it", async () => {
+    await w.t.app.listen({ host: "127.0.0.1", port: 0 });
+    const base = `http://127.0.0.1:${(w.t.app.server.address() as AddressInfo).port}`;
+    const team = w.seed.team.id;
+    const res = await fetch(`${base}/api/teams/${team}/webhooks/${hook.id}/ping`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${w.t.adminToken}`, "content-type": "application/json", traceparent: TRACEPARENT, "x-request-id": "trace-ping" },
+      body: "{}",
+    });
+    expect(res.status).toBe(200);
+    // Untraced: no traceparent, a root span; health checks and metrics make none.
+    expect((await fetch(`${base}/api/teams/${team}/webhooks/${hook.id}`, { headers: { authorization: `Bearer ${w.t.adminToken}` } })).status).toBe(200);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await stopTracing();
+    const api = collector.spans.find((s) => s.attributes["request.id"] === "trace-ping")!;
+    expect(api).toMatchObject({
+      name: "POST /api/teams/:id/webhooks/:webhook_id/ping",
+      kind: SERVER,
+      traceId: CALLER_TRACE,
+      parentSpanId: CALLER_SPAN,
+      attributes: { "http.request.method": "POST", "http.route": "/api/teams/:id/webhooks/:webhook_id/ping", "http.response.status_code": 200 },
+    });
+    // The ping's delivery ran inside the request (after its body was read): the request's child.
+    const delivery = collector.spans.find((s) => s.name === "delivery" && s.traceId === CALLER_TRACE)!;
+    expect(delivery.parentSpanId).toBe(api.spanId);
+    const get = collector.spans.find((s) => s.name === "GET /api/teams/:id/webhooks/:webhook_id")!;
+    expect([get.kind, get.parentSpanId ?? ""]).toEqual([SERVER, ""]);
+    expect(collector.spans.filter((s) => s.name.includes("healthz"))).toEqual([]);
+    const text = collector.bodies.join("\n");
+    for (const kept of [w.t.adminToken, hook.token, `/api/teams/${team}`]) expect(text, kept).not.toContain(kept);
+  });
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf sends the same spans as protobuf, and nothing secret in them", async () => {
+    await stopTracing();
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/protobuf";
+    expect(await startTracing(PRODUCT)).toEqual({ on: true, protocol: "http/protobuf", warnings: [] });
+    const { res, root, spans, requestId } = await deliverTraced({ traceparent: TRACEPARENT });
+    expect(res.statusCode).toBe(200);
+    expect(collector.contentTypes.every((t) => t === "application/x-protobuf")).toBe(true);
+    expect(root).toMatchObject({ kind: SERVER, traceId: CALLER_TRACE, parentSpanId: CALLER_SPAN });
+    expect(root.attributes).toMatchObject({ "request.id": requestId, "delivery.provider": "forge_b", "http.response.status_code": 200 });
+    expect(one(spans, "delivery.verify").attributes).toMatchObject({ "delivery.proven": true });
+    expect(collector.resources[0]).toMatchObject({ "service.name": PRODUCT.name });
+    const raw = collector.bodies.join("\n");
+    for (const kept of [hook.token, "tok-forge_b", "Sprockets are slow", WORLD.repo, WORLD.maria.login]) expect(raw, kept).not.toContain(kept);
   });
 });

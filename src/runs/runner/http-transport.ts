@@ -1,4 +1,5 @@
 import { LIMIT_FIELDS } from "../../config/resource-limits.js";
+import { traced, traceHeaders, type TraceSpan } from "../../core/tracing.js";
 import { botLimits } from "./bot-commands.js";
 import type { OutputChunk } from "./bot-output.js";
 import { RunnerTokenRefused, type AttemptReport, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
@@ -63,16 +64,23 @@ export class HttpTransport implements RunnerTransport {
 
   async claim(signal: AbortSignal): Promise<AttemptTicket | undefined> {
     const wait = this.o.claimWaitSeconds ?? 25;
+    let trace: Record<string, string> = {};
     const res = await this.call(
       "claim",
       { wait_seconds: wait, ...(this.o.host && { host: this.o.host }) },
       AbortSignal.any([signal, AbortSignal.timeout(wait * 1000 + 15_000)]),
+      (span, answer) => {
+        const t = answer as TicketWire | undefined;
+        span.set({ "run.id": t?.run_id, "run.attempt": t?.attempt, "runner.claimed": t !== undefined });
+        trace = traceHeaders();
+      },
     );
     if (res === undefined) return undefined;
     const t = res as TicketWire;
     // A limit this runner does not know (a newer service's) is left out; a bad value leaves its defaults.
     const limits = t.bot.limits && botLimits(Object.fromEntries(Object.entries(t.bot.limits).filter(([k]) => LIMIT_FIELDS.some((f) => f.file === k))));
     return {
+      ...(Object.keys(trace).length > 0 && { trace }),
       runId: t.run_id,
       attempt: t.attempt,
       claimToken: t.claim_token,
@@ -142,13 +150,34 @@ export class HttpTransport implements RunnerTransport {
     })) as { finished: boolean };
   }
 
-  /** POSTs `body`; the JSON answer, or undefined for 204. A 401 means the token was refused. */
-  private async call(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * POSTs `body`; the JSON answer, or undefined for 204. A 401 means the token was refused.
+   * Traced, each call but the heartbeat is a client span (`runner.claim`, `runner.output`,
+   * `runner.finish`; `onAnswer` adds the answer's facts) whose context goes with the call as
+   * `traceparent`, so the service's span of it is its child. Never the body, a token or a line.
+   */
+  private call(path: string, body: unknown, signal?: AbortSignal, onAnswer?: (span: TraceSpan, answer: unknown) => void): Promise<unknown> {
+    const op = path.split("/").at(-1)!;
+    if (op === "heartbeat") return this.send(path, body, signal);
+    const runId = path.startsWith("runs/") ? decodeURIComponent(path.split("/")[1]!) : undefined;
+    return traced(
+      `runner.${op}`,
+      { "run.id": runId, "http.request.method": "POST", "url.template": `/api/runner/v1/${runId ? "runs/{id}/" : ""}${op}` },
+      async (span) => {
+        const answer = await this.send(path, body, signal);
+        onAnswer?.(span, answer);
+        return answer;
+      },
+      "client",
+    );
+  }
+
+  private async send(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
     let res: Response;
     try {
       res = await fetch(`${this.base}/${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${this.o.token}`, "content-type": "application/json" },
+        headers: { ...traceHeaders(), authorization: `Bearer ${this.o.token}`, "content-type": "application/json" },
         body: JSON.stringify(body),
         signal: signal ?? AbortSignal.timeout(this.o.callTimeoutMs ?? 30_000),
       });

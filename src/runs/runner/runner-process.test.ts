@@ -3,7 +3,10 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PRODUCT } from "../../core/product.js";
+import { startTracing, stopTracing } from "../../core/tracing.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
+import { FakeCollector, SPAN_CLIENT, SPAN_SERVER } from "../../test-support/otlp-collector.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 /** `npm test` builds dist/ first: this is the runner an operator starts with `npm run runner`. */
@@ -128,6 +131,66 @@ describe.each(storeKinds())("a runner process with a URL and a token alone, on %
     expect(attempt.claimed_by).toBe(`cli/cli-host (${minted.id})`);
     r.proc.kill("SIGTERM");
     expect(await r.exited).toBe(0);
+  });
+
+  it("with OTEL_* set, traces its claim, the attempt, its output and finish, each call continued by the service's span, the run named on both sides", async () => {
+    const collector = new FakeCollector();
+    await collector.start();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "50" };
+    Object.assign(process.env, otel);
+    try {
+      expect(await startTracing(PRODUCT)).toMatchObject({ on: true });
+      const token = (await s.admin.post("/api/admin/runners", { name: "traced" })).body.token as string;
+      const hook = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+      const delivered = await t.app.inject({
+        method: "POST",
+        url: `/api/webhooks/generic/${hook.config.id}`,
+        payload: { bot: "review-pr", vars: { title: "Traced flaky test" }, repo_url: "https://forge.example/acme/app.git" },
+        headers: { "x-service-webhook-token": hook.token, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+      });
+      const runId = JSON.parse(delivered.body).run_id as string;
+      const r = runner({ SERVICE_RUNNER_URL: url, SERVICE_RUNNER_TOKEN: token, ...otel });
+      const done = await until("the run to end", async () => {
+        const view = (await s.member.api.get(`/api/runs/${runId}`)).body;
+        return view.status === "succeeded" || view.status === "failed" ? view : undefined;
+      });
+      expect(done.status, r.output()).toBe("succeeded");
+      r.proc.kill("SIGTERM");
+      expect(await r.exited, r.output()).toBe(0);
+      await stopTracing();
+
+      const spans = collector.spans;
+      const named = (name: string) => spans.filter((x) => x.name === name && x.attributes["run.id"] === runId);
+      // The delivery that launched the run names it, in the caller's trace.
+      expect(named("delivery")[0]).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7" });
+      // The runner: its claim, the attempt under it, the finish call under the attempt.
+      const [claim] = named("runner.claim");
+      const [attempt] = named("runner.attempt");
+      const [finish] = named("runner.finish");
+      expect(claim).toMatchObject({ kind: SPAN_CLIENT, attributes: { "runner.claimed": true, "run.attempt": 1 } });
+      expect(attempt).toMatchObject({ traceId: claim!.traceId, parentSpanId: claim!.spanId, attributes: { "bot.id": "review-pr", "run.status": "succeeded" } });
+      expect(finish).toMatchObject({ kind: SPAN_CLIENT, traceId: claim!.traceId, parentSpanId: attempt!.spanId });
+      const outputs = named("runner.output");
+      expect(outputs.length).toBeGreaterThan(0);
+      for (const output of outputs) expect(output).toMatchObject({ kind: SPAN_CLIENT, traceId: claim!.traceId, parentSpanId: attempt!.spanId });
+      // The service's side of each call is the runner's call's child (traceparent on the call).
+      const served = (route: string) => spans.find((x) => x.name === `POST ${route}` && x.attributes["run.id"] === runId);
+      expect(served("/api/runner/v1/claim")).toMatchObject({ kind: SPAN_SERVER, traceId: claim!.traceId, parentSpanId: claim!.spanId });
+      expect(served("/api/runner/v1/runs/:id/finish")).toMatchObject({
+        traceId: claim!.traceId,
+        parentSpanId: finish!.spanId,
+        attributes: { "run.status": "succeeded" },
+      });
+      expect(collector.resources).toContainEqual(expect.objectContaining({ "service.name": `${PRODUCT.name}-runner` }));
+      // No token, no variable, no line of output.
+      const attemptRow = await t.store.db.selectFrom("run_attempts").select("id").where("run_id", "=", runId).executeTakeFirstOrThrow();
+      const text = collector.bodies.join("\n");
+      for (const kept of [token, hook.token, attemptRow.id, "Traced flaky test", "review bot, run", "forge.example"]) expect(text, kept).not.toContain(kept);
+    } finally {
+      await stopTracing();
+      for (const name of Object.keys(otel)) delete process.env[name];
+      await collector.close();
+    }
   });
 
   it("refuses to start without a URL and a token, saying which is missing", async () => {

@@ -17,6 +17,8 @@ export interface AttemptTicket {
   input: BotInput;
   /** The attempt's keys and secrets, as environment variables. */
   credentials: Record<string, string>;
+  /** The trace context of the claim that took it (traced runners): the attempt's span is its child. */
+  trace?: Record<string, string>;
 }
 
 /** What ends an attempt: its outcome and the usage lines its bot printed. */

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { traced, type TraceSpan } from "../../core/tracing.js";
 import type { RunOutcome } from "../runs.js";
 import { outputBuffer } from "./output-buffer.js";
 import { runBotCommand, type BotExit } from "./run-bot-command.js";
@@ -151,7 +152,18 @@ export class Runner {
     this.active.set(ticket.runId, entry);
   }
 
-  private async execute(a: ActiveRun): Promise<void> {
+  /**
+   * One attempt, traced as `runner.attempt` (a child of the claim that took it, when the
+   * transport traced one): the run's and the attempt's ids, the bot, and how it ended; its
+   * output and finish calls are its children. Never a variable, a credential or a line of output.
+   */
+  private execute(a: ActiveRun): Promise<void> {
+    const { runId, attempt } = a.ticket;
+    const attributes = { "run.id": runId, "run.attempt": attempt, "bot.id": a.ticket.bot.id };
+    return traced("runner.attempt", attributes, (span) => this.attempt(a, span), "internal", a.ticket.trace);
+  }
+
+  private async attempt(a: ActiveRun, span: TraceSpan): Promise<void> {
     const { runId, attempt } = a.ticket;
     const log = this.o.log.child({ runId, bot: a.ticket.bot.id, attempt });
     try {
@@ -159,9 +171,15 @@ export class Runner {
       const exit = await runBotCommand(a.ticket.bot, a.ticket.input, a.controller.signal, this.o.sandbox, a.ticket.credentials, a.output.sink);
       await a.output.drain();
       const outcome = { ...outcomeOf(exit, a.stopReason), ...(exit.summary && { summary: exit.summary }) };
+      span.set({
+        "run.status": outcome.status,
+        "run.failure_code": outcome.status === "succeeded" || outcome.status === "cancelled" ? undefined : outcome.failureCode,
+      });
       const { finished } = await this.o.transport.finish(a.ticket, { outcome, usage: exit.usage });
+      span.set({ "runner.finished": finished });
       log.info({ status: outcome.status, finished, ...(exit.kind !== "exited" || exit.code !== 0 ? { stderr: exit.stderrTail } : {}) }, "run ended");
     } catch (err) {
+      span.fail(err instanceof Error ? err.name : "finish failed");
       if (this.refusedBy(err)) return;
       log.error({ err }, "runner could not finish the run; the lease will lapse and the run becomes failed_resumable");
     }
