@@ -36,6 +36,7 @@ import { RequestKeeper } from "./deliveries/request-keeper.js";
 import { Redeliveries } from "./deliveries/redeliver.js";
 import { Pings } from "./deliveries/ping.js";
 import { postDelivery } from "./deliveries/post-delivery.js";
+import { traceHeaders } from "./core/tracing.js";
 import { DeliveryIntake } from "./intake/delivery-intake.js";
 import { DeliveryTargets } from "./intake/delivery-targets.js";
 import { BodyBatch } from "./intake/pipeline/body-batch.js";
@@ -278,7 +279,8 @@ export function composeServices(infra: Infrastructure): Services {
     targets,
     baseUrl: infra.config.baseUrl,
     // GitHub gives up on a delivery after 10 s; a test delivery waits no longer.
-    send: (url, headers, body) => postDelivery(url, headers, body, 10_000),
+    // It carries the ping request's trace context (when traced): its delivery is that request's child.
+    send: (url, headers, body) => postDelivery(url, { ...headers, ...traceHeaders() }, body, 10_000),
   });
   return {
     config: infra.config,

@@ -18,6 +18,34 @@ interface Document {
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown }> };
 }
 
+/** What a client would miss in one operation: its summary, tag, operationId (unique, kept in `ids`), success and error answers. */
+function operationFaults(key: string, op: Operation, declaredTags: Set<string>, ids: Map<string, string>): string[] {
+  const faults: string[] = [];
+  if (!op.summary) faults.push(`${key}: no summary`);
+  if (!op.tags?.length) faults.push(`${key}: no tag`);
+  for (const tag of op.tags ?? []) if (!declaredTags.has(tag)) faults.push(`${key}: tag ${tag} is not described in the document's tags`);
+  if (!op.operationId) faults.push(`${key}: no operationId`);
+  else if (ids.has(op.operationId)) faults.push(`${key}: operationId ${op.operationId} also names ${ids.get(op.operationId)}`);
+  else ids.set(op.operationId, key);
+  return [...faults, ...answerFaults(key, op.responses ?? {})];
+}
+
+/** A success answer with a schema (but a 204), and every 4xx answer the ErrorBody. */
+function answerFaults(key: string, responses: NonNullable<Operation["responses"]>): string[] {
+  const faults: string[] = [];
+  const success = Object.keys(responses).filter((s) => /^2\d\d$/.test(s));
+  if (success.length === 0) faults.push(`${key}: no success response`);
+  for (const status of success) {
+    if (status !== "204" && !responses[status]?.content) faults.push(`${key}: ${status} has no response schema`);
+  }
+  if (!Object.keys(responses).some((s) => s.startsWith("4"))) faults.push(`${key}: no error response`);
+  for (const [status, r] of Object.entries(responses)) {
+    if (status.startsWith("4") && !JSON.stringify(r.content ?? {}).includes("#/components/schemas/ErrorBody"))
+      faults.push(`${key}: ${status} is not the ErrorBody`);
+  }
+  return faults;
+}
+
 /** The served document, as a client reads it: every operation described, every answer typed. */
 describe("the OpenAPI document", () => {
   let t: TestApp;
@@ -53,25 +81,7 @@ describe("the OpenAPI document", () => {
     const faults: string[] = [];
     const ids = new Map<string, string>();
     const declared = new Set((doc.tags ?? []).filter((t) => t.description).map((t) => t.name));
-    for (const { key, op } of operations) {
-      if (!op.summary) faults.push(`${key}: no summary`);
-      if (!op.tags?.length) faults.push(`${key}: no tag`);
-      for (const tag of op.tags ?? []) if (!declared.has(tag)) faults.push(`${key}: tag ${tag} is not described in the document's tags`);
-      if (!op.operationId) faults.push(`${key}: no operationId`);
-      else if (ids.has(op.operationId)) faults.push(`${key}: operationId ${op.operationId} also names ${ids.get(op.operationId)}`);
-      else ids.set(op.operationId, key);
-      const responses = op.responses ?? {};
-      const success = Object.keys(responses).filter((s) => /^2\d\d$/.test(s));
-      if (success.length === 0) faults.push(`${key}: no success response`);
-      for (const status of success) {
-        if (status !== "204" && !responses[status]?.content) faults.push(`${key}: ${status} has no response schema`);
-      }
-      if (!Object.keys(responses).some((s) => s.startsWith("4"))) faults.push(`${key}: no error response`);
-      for (const [status, r] of Object.entries(responses)) {
-        if (status.startsWith("4") && !JSON.stringify(r.content ?? {}).includes("#/components/schemas/ErrorBody"))
-          faults.push(`${key}: ${status} is not the ErrorBody`);
-      }
-    }
+    for (const { key, op } of operations) faults.push(...operationFaults(key, op, declared, ids));
     expect(faults).toEqual([]);
   });
 
@@ -184,7 +194,23 @@ describe("the OpenAPI document", () => {
     check(200, { ...ok, status: "deferred" });
     check(202, ok);
     check(200, { status: "launched", results: [{ ...ok, run_id: 7 }] });
-    expect(answers.faults.map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
+    // A redelivery's copy of the endpoint's answer is held to the same schemas.
+    const again = (body: unknown) => ({
+      redelivery_of: "dlv_0",
+      delivery_ids: ["dlv_1"],
+      proof: "verified_again",
+      fresh_key: false,
+      answer: { status: 200, body },
+    });
+    const redeliverRoute = "/api/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver";
+    const redelivered = (body: unknown) =>
+      answers.check({ method: "POST", route: redeliverRoute, status: 200, schema: { $ref: "RedeliveryResult#" }, payload: again(body) });
+    redelivered(ok);
+    redelivered({ error: "rate_limited", detail: "x" });
+    expect(answers.faults.filter((f) => f.includes(redeliverRoute))).toEqual([]);
+    redelivered({ status: "launched" });
+    expect(answers.faults.filter((f) => f.includes(redeliverRoute))).toHaveLength(1);
+    expect(answers.faults.filter((f) => !f.includes(redeliverRoute)).map((f) => f.slice(0, f.indexOf(": ")))).toEqual(
       Array(3).fill(`POST ${DELIVERY_ROUTE} → 200`).concat(`POST ${DELIVERY_ROUTE} → 202`, `POST ${DELIVERY_ROUTE} → 200`),
     );
   });

@@ -12,6 +12,8 @@ export type BodyRead =
   /** The caller went away before the end. */
   | { kind: "aborted" };
 
+type Refusal = Exclude<BodyRead, { kind: "body" }>;
+
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -20,56 +22,106 @@ const EMPTY = Buffer.alloc(0);
  */
 export function readBody(req: Readable, headers: IncomingHttpHeaders, limit: number, budget: BodyBudget): Promise<BodyRead> {
   const declared = declaredLength(headers);
-  if (declared !== undefined) {
-    if (declared > limit) return Promise.resolve({ kind: "too_large" });
-    if (!budget.take(declared)) return Promise.resolve({ kind: "busy" });
-  }
-  let taken = declared ?? 0;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    budget.give(taken);
-  };
-  if (declared === 0 || req.readableEnded) return Promise.resolve({ kind: "body", body: EMPTY, release });
+  const refused = declared === undefined ? undefined : refuseDeclared(declared, limit, budget);
+  if (refused !== undefined) return Promise.resolve(refused);
+  const gathered = new GatheredBody(declared, limit, budget);
+  if (declared === 0 || req.readableEnded) return Promise.resolve({ kind: "body", body: EMPTY, release: gathered.release });
+  return new Promise((resolve) => gather(req, gathered, resolve));
+}
 
-  return new Promise((resolve) => {
-    // A declared length that comes in more than one chunk is copied into one buffer of that size,
-    // so the process never holds a body twice (its chunks and their join); a chunked body is
-    // gathered, then joined.
-    let whole: Buffer | undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (read: BodyRead) => {
-      req.off("data", onData).off("end", onEnd).off("error", onAbort).off("close", onAbort);
-      if (read.kind !== "body") {
-        release();
-        whole = undefined;
-        chunks.length = 0;
-        req.pause();
-      }
-      resolve(read);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit) return finish({ kind: "too_large" });
-      if (declared === undefined) {
-        if (!budget.take(chunk.length)) return finish({ kind: "busy" });
-        taken += chunk.length;
-        chunks.push(chunk);
-      } else if (size === 0 && chunk.length === declared) {
-        chunks.push(chunk);
-      } else {
-        whole ??= Buffer.allocUnsafe(declared);
-        if (size + chunk.length > whole.length) return finish({ kind: "too_large" });
-        whole.set(chunk, size);
-      }
-      size += chunk.length;
-    };
-    const joined = () => (whole !== undefined ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const onEnd = () => finish({ kind: "body", body: joined(), release });
-    const onAbort = () => finish({ kind: "aborted" });
-    req.on("data", onData).on("end", onEnd).on("error", onAbort).on("close", onAbort);
-  });
+/** A declared length is refused before a byte is read: over the limit, or more than the budget holds. */
+function refuseDeclared(declared: number, limit: number, budget: BodyBudget): Refusal | undefined {
+  if (declared > limit) return { kind: "too_large" };
+  if (!budget.take(declared)) return { kind: "busy" };
+  return undefined;
+}
+
+/** Feeds the request's chunks to `gathered` until its end, a refusal, or the caller going away. */
+function gather(req: Readable, gathered: GatheredBody, resolve: (read: BodyRead) => void): void {
+  const finish = (read: BodyRead) => {
+    req.off("data", onData).off("end", onEnd).off("error", onAbort).off("close", onAbort);
+    if (read.kind !== "body") {
+      gathered.drop();
+      req.pause();
+    }
+    resolve(read);
+  };
+  const onData = (chunk: Buffer) => {
+    const refused = gathered.add(chunk);
+    if (refused !== undefined) finish(refused);
+  };
+  const onEnd = () => finish({ kind: "body", body: gathered.body(), release: gathered.release });
+  const onAbort = () => finish({ kind: "aborted" });
+  req.on("data", onData).on("end", onEnd).on("error", onAbort).on("close", onAbort);
+}
+
+/**
+ * One body's bytes as they come, and the budget they hold. A declared length that comes in more
+ * than one chunk is copied into one buffer of that size, so the process never holds a body twice
+ * (its chunks and their join); a chunked body is gathered, then joined.
+ */
+class GatheredBody {
+  private whole: Buffer | undefined;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  /** The budget held: the declared length up front, or each chunk of a chunked body as it comes. */
+  private taken: number;
+  private released = false;
+
+  constructor(
+    private readonly declared: number | undefined,
+    private readonly limit: number,
+    private readonly budget: BodyBudget,
+  ) {
+    this.taken = declared ?? 0;
+  }
+
+  /** Gives the budget back, once. */
+  readonly release = (): void => {
+    if (this.released) return;
+    this.released = true;
+    this.budget.give(this.taken);
+  };
+
+  /** Takes a chunk in; the refusal when it passes the limit or the budget. */
+  add(chunk: Buffer): Refusal | undefined {
+    if (this.size + chunk.length > this.limit) return { kind: "too_large" };
+    const refused = this.declared === undefined ? this.addChunked(chunk) : this.addDeclared(chunk, this.declared);
+    if (refused === undefined) this.size += chunk.length;
+    return refused;
+  }
+
+  private addChunked(chunk: Buffer): Refusal | undefined {
+    if (!this.budget.take(chunk.length)) return { kind: "busy" };
+    this.taken += chunk.length;
+    this.chunks.push(chunk);
+    return undefined;
+  }
+
+  private addDeclared(chunk: Buffer, declared: number): Refusal | undefined {
+    // The whole body in one chunk: handed over as it is.
+    if (this.size === 0 && chunk.length === declared) {
+      this.chunks.push(chunk);
+      return undefined;
+    }
+    this.whole ??= Buffer.allocUnsafe(declared);
+    if (this.size + chunk.length > this.whole.length) return { kind: "too_large" };
+    this.whole.set(chunk, this.size);
+    return undefined;
+  }
+
+  /** The bytes read, joined. */
+  body(): Buffer {
+    if (this.whole !== undefined) return this.whole.subarray(0, this.size);
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+  }
+
+  /** A refusal: the budget is given back and the bytes are let go. */
+  drop(): void {
+    this.release();
+    this.whole = undefined;
+    this.chunks.length = 0;
+  }
 }
 
 /** Content-Length when the body is framed by it; undefined for a chunked body. */

@@ -59,6 +59,32 @@ const bodies = fc.oneof(
 
 const headerValues = fc.oneof(fc.string(), fc.constantFrom(...EVENTS), fc.array(fc.string(), { maxLength: 2 }));
 
+/** The arbitrary headers, as a form post when `formIt`, and with the provider's signature and token when `signIt`. */
+function deliveryHeaders(
+  provider: ProviderName,
+  rawBody: Buffer,
+  extra: Record<string, string | string[]>,
+  { signIt, formIt }: { signIt: boolean; formIt: boolean },
+): Record<string, string | string[]> {
+  const p = providers[provider];
+  const headers: Record<string, string | string[]> = { ...extra };
+  if (formIt) headers["content-type"] = "application/x-www-form-urlencoded";
+  if (!signIt) return headers;
+  const sig = hmacSha256Hex(SECRET, rawBody);
+  const name = p.headers.signature[0];
+  if (name) headers[name.toLowerCase()] = provider === "forge_b" ? `sha256=${sig}` : sig;
+  const token = p.headers.token[0];
+  if (token) headers[token.toLowerCase()] = SECRET;
+  return headers;
+}
+
+/** The webhook's secret, as its provider's first sign mode checks it. */
+function bodyAuth(provider: ProviderName): BodyAuth {
+  return providers[provider].signModes[0] === "hmac"
+    ? { mode: "hmac", secret: SECRET }
+    : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
+}
+
 describe("verify + parse + decide never throw", () => {
   it("on arbitrary headers and bodies, signed or not", () => {
     fc.assert(
@@ -71,15 +97,7 @@ describe("verify + parse + decide never throw", () => {
         fc.integer({ min: 0, max: 600_000 }),
         (provider, rawBody, extra, signIt, formIt, debounceMs) => {
           const p = providers[provider];
-          const sig = hmacSha256Hex(SECRET, rawBody);
-          const headers: Record<string, string | string[]> = { ...extra };
-          if (formIt) headers["content-type"] = "application/x-www-form-urlencoded";
-          if (signIt) {
-            const name = p.headers.signature[0];
-            if (name) headers[name.toLowerCase()] = provider === "forge_b" ? `sha256=${sig}` : sig;
-            const token = p.headers.token[0];
-            if (token) headers[token.toLowerCase()] = SECRET;
-          }
+          const headers = deliveryHeaders(provider, rawBody, extra, { signIt, formIt });
           const config = webhookConfig({
             provider,
             sign_mode: p.signModes[0],
@@ -88,9 +106,7 @@ describe("verify + parse + decide never throw", () => {
             bot_ids: ["*"],
             wildcard_bots: true,
           });
-          const auth: BodyAuth =
-            p.signModes[0] === "hmac" ? { mode: "hmac", secret: SECRET } : { mode: "token", verifyToken: (t) => tokenMatches({ token_hash: TOKEN_HASH }, t) };
-          const body = prepareBody({ provider, headers, rawBody, auth });
+          const body = prepareBody({ provider, headers, rawBody, auth: bodyAuth(provider) });
           const out = evaluateDelivery({ config, headers, body, context: deliveryContext({ syncDebounceMs: debounceMs }) });
           expect(["filtered", "invalid", "stop", "defer", "launch", "forge"]).toContain(out.decision.kind);
           if (!signIt) expect(out.decision.kind).toBe("invalid");

@@ -118,19 +118,13 @@ export class StatusReporter {
     const { store } = this.deps;
     const since = this.since ?? now - FIRST_LOOK_BACK_MS;
     const changes = await deliveredRunChanges(store.db, since, BATCH);
-    const configs = new Map<string, WebhookConfig | null>();
+    const reports = webhookReports(store);
     for (const change of changes) {
       const want = commitStateOf(change);
       const same = want.state === change.report_state && want.description === change.report_description;
       if (same && change.report_seen_at === change.updated_at) continue;
-      if (change.report_state === null) {
-        if (!configs.has(change.webhook_id)) {
-          const row = await findWebhook(store.db, change.webhook_id);
-          configs.set(change.webhook_id, row ? configFromRow(row) : null);
-        }
-        const config = configs.get(change.webhook_id);
-        if (!config || !reportsStatus(config)) continue;
-      }
+      // A run not shown yet is shown only when its webhook shows runs on the forge.
+      if (change.report_state === null && !(await reports(change.webhook_id))) continue;
       await putStatusReport(store.db, {
         runId: change.run_id,
         webhookId: change.webhook_id,
@@ -144,58 +138,88 @@ export class StatusReporter {
   }
 
   private async send(now: number): Promise<Map<string, ReportResult>> {
-    const { store, forges, metrics, log } = this.deps;
+    const { store } = this.deps;
     const results = new Map<string, ReportResult>();
     const due = await dueStatusReports(store.db, now, BATCH);
     for (const row of due) {
       // Every replica sweeps: the row is taken first, so a check run is not created twice.
       if (!(await takeStatusReport(store.db, row.run_id, Number(row.due_at), now + TAKEN_FOR_MS))) continue;
-      const key = { state: row.state, description: row.description };
-      const webhook = await findWebhook(store.db, row.webhook_id);
-      const repo = row.project_path ?? row.run_project_path;
-      if (!webhook || webhook.provider === "generic" || !row.subject_sha || !repo) {
-        await markStatusFailed(store.db, row.run_id, key, { tries: row.tries, dueAt: null, error: "the run's webhook or commit is gone" });
-        continue;
-      }
-      const config = configFromRow(webhook);
-      const provider = webhook.provider as Exclude<WebhookConfig["provider"], "generic">;
-      let error: string | undefined;
-      let retryable = true;
-      let checkRunId: string | null = null;
-      const opened = await forges.open(config, provider);
-      if (!opened.ok) error = opened.reason;
-      else {
-        const sent = await opened.client.setStatus(repo, row.subject_sha, {
-          state: row.state as CommitState,
-          context: `${this.deps.contextPrefix}/${row.bot_id}`,
-          description: row.description,
-          targetUrl: `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`,
-          // A check run that was completed stays so: a resumed run gets a new one.
-          ...(opened.viaApp && provider === "forge_b" && { checkRun: { id: reopened(row.reported_key) ? null : row.check_run_id } }),
-        });
-        if (sent.ok) checkRunId = sent.value.checkRunId;
-        else {
-          error = `${sent.error.code}: ${sent.error.reason}`;
-          // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
-          retryable = sent.error.code !== "forge_rejected";
-        }
-      }
-      if (error === undefined) {
-        await markStatusReported(store.db, row.run_id, key, checkRunId);
-        results.set(row.run_id, "sent");
-      } else {
-        const tries = row.tries + 1;
-        const giveUp = !retryable || tries >= MAX_TRIES;
-        const dueAt = giveUp ? null : now + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (tries - 1));
-        await markStatusFailed(store.db, row.run_id, key, { tries, dueAt, error });
-        results.set(row.run_id, giveUp ? "gave_up" : "failed");
-        log.warn(
-          { run_id: row.run_id, webhook_id: row.webhook_id, provider, tries, error },
-          giveUp ? "forge status report given up" : "forge status report failed; retried later",
-        );
-      }
-      metrics.forgeStatusReports.inc({ provider, result: results.get(row.run_id)! });
+      const result = await this.report(row, now);
+      if (result !== undefined) results.set(row.run_id, result);
     }
     return results;
   }
+
+  /** Sends one taken row and records how it went; undefined when its webhook or commit is gone. */
+  private async report(row: DueReport, now: number): Promise<ReportResult | undefined> {
+    const { store, metrics } = this.deps;
+    const key = { state: row.state, description: row.description };
+    const webhook = await findWebhook(store.db, row.webhook_id);
+    const repo = row.project_path ?? row.run_project_path;
+    if (!webhook || webhook.provider === "generic" || !row.subject_sha || !repo) {
+      await markStatusFailed(store.db, row.run_id, key, { tries: row.tries, dueAt: null, error: "the run's webhook or commit is gone" });
+      return undefined;
+    }
+    const provider = webhook.provider as ForgeProvider;
+    const sent = await this.setStatus(row, configFromRow(webhook), provider, repo, row.subject_sha);
+    const result = sent.ok ? await this.reported(row, key, sent.checkRunId) : await this.failed(row, key, provider, sent, now);
+    metrics.forgeStatusReports.inc({ provider, result });
+    return result;
+  }
+
+  /** The row's state set on its commit through the webhook's forge client. */
+  private async setStatus(row: DueReport, config: WebhookConfig, provider: ForgeProvider, repo: string, sha: string): Promise<SendOutcome> {
+    const opened = await this.deps.forges.open(config, provider);
+    if (!opened.ok) return { ok: false, error: opened.reason, retryable: true };
+    const sent = await opened.client.setStatus(repo, sha, {
+      state: row.state as CommitState,
+      context: `${this.deps.contextPrefix}/${row.bot_id}`,
+      description: row.description,
+      targetUrl: `${this.deps.baseUrl.replace(/\/+$/, "")}/console/runs/${encodeURIComponent(row.run_id)}`,
+      // A check run that was completed stays so: a resumed run gets a new one.
+      ...(opened.viaApp && provider === "forge_b" && { checkRun: { id: reopened(row.reported_key) ? null : row.check_run_id } }),
+    });
+    if (sent.ok) return { ok: true, checkRunId: sent.value.checkRunId };
+    // The forge refused the request itself (a 4xx other than a rate limit): sending it again gets the same answer.
+    return { ok: false, error: `${sent.error.code}: ${sent.error.reason}`, retryable: sent.error.code !== "forge_rejected" };
+  }
+
+  private async reported(row: DueReport, key: ReportKey, checkRunId: string | null): Promise<ReportResult> {
+    await markStatusReported(this.deps.store.db, row.run_id, key, checkRunId);
+    return "sent";
+  }
+
+  /** A failure is tried again with backoff, and given up when not worth retrying or after {@link MAX_TRIES}. */
+  private async failed(row: DueReport, key: ReportKey, provider: ForgeProvider, sent: SendFailure, now: number): Promise<ReportResult> {
+    const { error } = sent;
+    const tries = row.tries + 1;
+    const giveUp = !sent.retryable || tries >= MAX_TRIES;
+    const dueAt = giveUp ? null : now + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (tries - 1));
+    await markStatusFailed(this.deps.store.db, row.run_id, key, { tries, dueAt, error });
+    this.deps.log.warn(
+      { run_id: row.run_id, webhook_id: row.webhook_id, provider, tries, error },
+      giveUp ? "forge status report given up" : "forge status report failed; retried later",
+    );
+    return giveUp ? "gave_up" : "failed";
+  }
+}
+
+type DueReport = Awaited<ReturnType<typeof dueStatusReports>>[number];
+type ReportKey = { state: string; description: string };
+type ForgeProvider = Exclude<WebhookConfig["provider"], "generic">;
+type SendFailure = { ok: false; error: string; retryable: boolean };
+type SendOutcome = { ok: true; checkRunId: string | null } | SendFailure;
+
+/** Whether a webhook shows its runs on the forge, each webhook looked up once per pass. */
+function webhookReports(store: Store): (webhookId: string) => Promise<boolean> {
+  const known = new Map<string, boolean>();
+  return async (webhookId) => {
+    let reports = known.get(webhookId);
+    if (reports === undefined) {
+      const row = await findWebhook(store.db, webhookId);
+      reports = row ? reportsStatus(configFromRow(row)) : false;
+      known.set(webhookId, reports);
+    }
+    return reports;
+  };
 }

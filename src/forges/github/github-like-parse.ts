@@ -96,62 +96,76 @@ export function parseGithubLike(flavour: GithubLikeFlavour, eventName: string, r
   };
   const pr = at(root, "pull_request");
   // A PR's own payload, or a review comment's PR.
-  if (kind === "pull_request" || (kind === "pull_request_review_comment" && pr !== undefined)) {
-    const title = strAt(pr, "title");
-    const draftFlag = boolAt(pr, "draft") === true;
-    return Object.assign(base, {
-      number: intAt(pr, "number") ?? intAt(root, "number"),
-      headSha: textAt(pr, "head", "sha"),
-      baseRef: textAt(pr, "base", "ref"),
-      headRef: textAt(pr, "head", "ref"),
-      url: textAt(pr, "html_url"),
-      title,
-      body: strAt(pr, "body"),
-      authorLogin: loginAt(pr, "user"),
-      labels: namesAt(pr, "name", "labels"),
-      appliedLabels: kind === "pull_request" ? appliedLabel(root) : undefined,
-      draft: flavour === "forge_c" ? draftFlag || hasDraftPrefix(title, GITEA_DRAFT_PREFIXES) : draftFlag,
-      fork: githubLikeFork(pr, repo),
-      authorAssociation: textAt(pr, "author_association"),
-      requestedReviewer: loginAt(root, "requested_reviewer"),
-      dequeueReason: textAt(root, "reason"),
-      updatedAt: textAt(pr, "updated_at"),
-      eventAt: textAt(pr, "updated_at"),
-      commentId: idAt(root, "comment", "id"),
-      commentBody: strAt(root, "comment", "body"),
-      threadId: idAt(root, "comment", "in_reply_to_id"),
-      commentOn: kind === "pull_request_review_comment" ? "pull_request" : undefined,
-      state: stateOf(pr),
-      merged: boolAt(pr, "merged"),
-    });
-  }
-  if (kind === "gate") {
-    const gate = githubLikeGate(eventName, root);
-    return gate ? Object.assign(base, { gate, headSha: gate.sha, number: gate.pulls[0] }) : base;
-  }
-  const issue = at(root, "issue");
-  if (kind === "issues" || kind === "note" || kind === "pull_request_comment") {
-    const commented = kind !== "issues";
-    return Object.assign(base, {
-      number: intAt(issue, "number"),
-      url: textAt(issue, "html_url"),
-      title: strAt(issue, "title"),
-      body: strAt(issue, "body"),
-      authorLogin: loginAt(issue, "user"),
-      labels: namesAt(issue, "name", "labels"),
-      appliedLabels: kind === "issues" ? appliedLabel(root) : undefined,
-      authorAssociation: textAt(issue, "author_association"),
-      updatedAt: textAt(issue, "updated_at"),
-      eventAt: commented ? (textAt(root, "comment", "updated_at") ?? textAt(issue, "updated_at")) : textAt(issue, "updated_at"),
-      commentId: commented ? idAt(root, "comment", "id") : undefined,
-      commentBody: commented ? strAt(root, "comment", "body") : undefined,
-      commentOn: commented ? (kind === "pull_request_comment" ? "pull_request" : "issue") : undefined,
-      state: stateOf(issue),
-    });
-  }
+  if (kind === "pull_request" || (kind === "pull_request_review_comment" && pr !== undefined))
+    return Object.assign(base, pullRequestFields(flavour, kind, root, pr, repo));
+  if (kind === "gate") return withGate(base, eventName, root);
+  if (kind === "issues" || kind === "note" || kind === "pull_request_comment") return Object.assign(base, issueFields(kind, root));
   return base;
 }
 
+/** A pull request's fields, from its own event or from a review comment on it. */
+function pullRequestFields(flavour: GithubLikeFlavour, kind: EventKind, root: JsonObject, pr: unknown, repo: unknown): Partial<ForgeEvent> {
+  const title = strAt(pr, "title");
+  return {
+    number: intAt(pr, "number") ?? intAt(root, "number"),
+    headSha: textAt(pr, "head", "sha"),
+    baseRef: textAt(pr, "base", "ref"),
+    headRef: textAt(pr, "head", "ref"),
+    url: textAt(pr, "html_url"),
+    title,
+    body: strAt(pr, "body"),
+    authorLogin: loginAt(pr, "user"),
+    labels: namesAt(pr, "name", "labels"),
+    appliedLabels: kind === "pull_request" ? appliedLabel(root) : undefined,
+    draft: isDraft(flavour, pr, title),
+    fork: githubLikeFork(pr, repo),
+    authorAssociation: textAt(pr, "author_association"),
+    requestedReviewer: loginAt(root, "requested_reviewer"),
+    dequeueReason: textAt(root, "reason"),
+    updatedAt: textAt(pr, "updated_at"),
+    eventAt: textAt(pr, "updated_at"),
+    commentId: idAt(root, "comment", "id"),
+    commentBody: strAt(root, "comment", "body"),
+    threadId: idAt(root, "comment", "in_reply_to_id"),
+    commentOn: kind === "pull_request_review_comment" ? "pull_request" : undefined,
+    state: stateOf(pr),
+    merged: boolAt(pr, "merged"),
+  };
+}
+
+/** A draft by its flag; on Gitea/Forgejo also by a draft prefix on its title. */
+function isDraft(flavour: GithubLikeFlavour, pr: unknown, title: string | undefined): boolean {
+  const flagged = boolAt(pr, "draft") === true;
+  return flavour === "forge_c" ? flagged || hasDraftPrefix(title, GITEA_DRAFT_PREFIXES) : flagged;
+}
+
+/** A check or status event's gate, and the commit and pull request it names; the base alone when it names none. */
+function withGate(base: ForgeEvent, eventName: string, root: JsonObject): ForgeEvent {
+  const gate = githubLikeGate(eventName, root);
+  return gate ? Object.assign(base, { gate, headSha: gate.sha, number: gate.pulls[0] }) : base;
+}
+
+/** An issue's fields, from its own event or from a comment on it (or on a pull request, which is an issue too). */
+function issueFields(kind: "issues" | "note" | "pull_request_comment", root: JsonObject): Partial<ForgeEvent> {
+  const issue = at(root, "issue");
+  const commented = kind !== "issues";
+  return {
+    number: intAt(issue, "number"),
+    url: textAt(issue, "html_url"),
+    title: strAt(issue, "title"),
+    body: strAt(issue, "body"),
+    authorLogin: loginAt(issue, "user"),
+    labels: namesAt(issue, "name", "labels"),
+    appliedLabels: kind === "issues" ? appliedLabel(root) : undefined,
+    authorAssociation: textAt(issue, "author_association"),
+    updatedAt: textAt(issue, "updated_at"),
+    eventAt: commented ? (textAt(root, "comment", "updated_at") ?? textAt(issue, "updated_at")) : textAt(issue, "updated_at"),
+    commentId: commented ? idAt(root, "comment", "id") : undefined,
+    commentBody: commented ? strAt(root, "comment", "body") : undefined,
+    commentOn: commented ? (kind === "pull_request_comment" ? "pull_request" : "issue") : undefined,
+    state: stateOf(issue),
+  };
+}
 /** GitHub's `labeled` actions name the one label applied. */
 function appliedLabel(root: JsonObject): string[] | undefined {
   const name = textAt(root, "label", "name");

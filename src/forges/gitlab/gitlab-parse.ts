@@ -92,12 +92,27 @@ function addedLabels(labels: ListChange | undefined): string[] | undefined {
   return labels.current.filter((l) => !before.has(l.toLowerCase()));
 }
 
+/** The event's kind, by its header; by the payload's object_kind only when the header is missing. */
+function kindOf(eventName: string, root: JsonObject): EventKind {
+  if (eventName) return KIND_BY_EVENT[eventName.toLowerCase()] ?? "other";
+  return KIND_BY_OBJECT[strAt(root, "object_kind") ?? ""] ?? "other";
+}
+
+/** The user who acted: MR and issue hooks carry only a subject's author_id, so the author's username is the actor's when the ids match. */
+interface Actor {
+  id: string | undefined;
+  username: string | undefined;
+}
+
+function authorOf(subject: unknown, actor: Actor): string | undefined {
+  return actor.id !== undefined && idAt(subject, "author_id") === actor.id ? actor.username : undefined;
+}
+
 export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
-  const kind = eventName ? (KIND_BY_EVENT[eventName.toLowerCase()] ?? "other") : (KIND_BY_OBJECT[strAt(root, "object_kind") ?? ""] ?? "other");
+  const kind = kindOf(eventName, root);
   const project = at(root, "project");
   const attrs = at(root, "object_attributes");
-  const userId = idAt(root, "user", "id");
-  const username = textAt(root, "user", "username");
+  const actor: Actor = { id: idAt(root, "user", "id"), username: textAt(root, "user", "username") };
   const changes = changesOf(root);
   // Subject fields are added with Object.assign, not `{ ...base, … }` (slow in V8 on every delivery).
   const base: ForgeEvent = {
@@ -109,7 +124,7 @@ export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
     projectId: idAt(project, "id") ?? idAt(root, "project_id"),
     repoUrl: textAt(project, "git_http_url") ?? textAt(project, "http_url"),
     defaultBranch: textAt(project, "default_branch"),
-    actorLogin: username,
+    actorLogin: actor.username,
     labels: namesAt(root, "title", "labels") ?? namesAt(attrs, "title", "labels"),
     draft: false,
     fork: { state: "unknown" },
@@ -117,54 +132,73 @@ export function parseGitlab(eventName: string, root: JsonObject): ForgeEvent {
     updatedAt: textAt(attrs, "updated_at"),
     eventAt: textAt(attrs, "updated_at"),
   };
-  // MR hooks carry only author_id; the actor's username is the author's when the ids match.
-  const authorOf = (subject: unknown) => (userId !== undefined && idAt(subject, "author_id") === userId ? username : undefined);
-  const mrFields = (mr: unknown): Partial<ForgeEvent> => {
-    const title = strAt(mr, "title");
-    return {
-      number: intAt(mr, "iid"),
-      headSha: textAt(mr, "last_commit", "id"),
-      baseRef: textAt(mr, "target_branch"),
-      headRef: textAt(mr, "source_branch"),
-      url: textAt(mr, "url"),
-      title,
-      body: strAt(mr, "description"),
-      authorLogin: authorOf(mr),
-      draft: boolAt(mr, "draft") === true || boolAt(mr, "work_in_progress") === true || hasDraftPrefix(title, GITLAB_DRAFT_PREFIXES),
-      fork: gitlabFork(mr),
-      state: stateOf(mr),
-      merged: strAt(mr, "state") === "merged",
-    };
+  switch (kind) {
+    case "merge_request":
+      return Object.assign(base, mergeRequestFields(attrs, actor));
+    case "gate":
+      return Object.assign(base, gateFields(root, attrs));
+    case "issues":
+      return Object.assign(base, issueFields(attrs, actor, changes));
+    case "note":
+      return noteEvent(base, root, attrs, actor);
+    default:
+      return base;
+  }
+}
+
+function mergeRequestFields(mr: unknown, actor: Actor): Partial<ForgeEvent> {
+  const title = strAt(mr, "title");
+  return {
+    number: intAt(mr, "iid"),
+    headSha: textAt(mr, "last_commit", "id"),
+    baseRef: textAt(mr, "target_branch"),
+    headRef: textAt(mr, "source_branch"),
+    url: textAt(mr, "url"),
+    title,
+    body: strAt(mr, "description"),
+    authorLogin: authorOf(mr, actor),
+    draft: boolAt(mr, "draft") === true || boolAt(mr, "work_in_progress") === true || hasDraftPrefix(title, GITLAB_DRAFT_PREFIXES),
+    fork: gitlabFork(mr),
+    state: stateOf(mr),
+    merged: strAt(mr, "state") === "merged",
   };
-  if (kind === "merge_request") return Object.assign(base, mrFields(attrs));
-  if (kind === "gate") {
-    const gate = gitlabGate(root);
-    return Object.assign(base, { gate, headSha: gate.sha, headRef: textAt(attrs, "ref"), number: gate.pulls[0], updatedAt: undefined, eventAt: undefined });
-  }
-  if (kind === "issues") {
-    return Object.assign(base, {
-      number: intAt(attrs, "iid"),
-      url: textAt(attrs, "url"),
-      title: strAt(attrs, "title"),
-      body: strAt(attrs, "description"),
-      authorLogin: authorOf(attrs),
-      appliedLabels: addedLabels(changes.labels),
-      state: stateOf(attrs),
-    });
-  }
-  if (kind === "note") {
-    const commentOn = NOTEABLE[strAt(attrs, "noteable_type") ?? ""];
-    const subject = commentOn === "pull_request" ? at(root, "merge_request") : commentOn === "issue" ? at(root, "issue") : undefined;
-    const issueFields = commentOn === "issue" ? { title: strAt(subject, "title"), body: strAt(subject, "description") } : {};
-    return Object.assign(base, commentOn === "pull_request" ? mrFields(subject) : issueFields, {
-      number: intAt(subject, "iid"),
-      url: textAt(attrs, "url"),
-      commentId: idAt(attrs, "id"),
-      commentBody: strAt(attrs, "note"),
-      threadId: textAt(attrs, "discussion_id"),
-      commentOn,
-      state: stateOf(subject),
-    });
-  }
-  return base;
+}
+
+/** A pipeline's gate, on its commit and branch; a pipeline event says nothing of when its subject changed. */
+function gateFields(root: JsonObject, attrs: unknown): Partial<ForgeEvent> {
+  const gate = gitlabGate(root);
+  return { gate, headSha: gate.sha, headRef: textAt(attrs, "ref"), number: gate.pulls[0], updatedAt: undefined, eventAt: undefined };
+}
+
+function issueFields(issue: unknown, actor: Actor, changes: EventChanges): Partial<ForgeEvent> {
+  return {
+    number: intAt(issue, "iid"),
+    url: textAt(issue, "url"),
+    title: strAt(issue, "title"),
+    body: strAt(issue, "description"),
+    authorLogin: authorOf(issue, actor),
+    appliedLabels: addedLabels(changes.labels),
+    state: stateOf(issue),
+  };
+}
+
+/** A comment, with the merge request's fields or the issue's title and description when it is on one of them. */
+function noteEvent(base: ForgeEvent, root: JsonObject, attrs: unknown, actor: Actor): ForgeEvent {
+  const commentOn = NOTEABLE[strAt(attrs, "noteable_type") ?? ""];
+  const subject = commentOn === "pull_request" ? at(root, "merge_request") : commentOn === "issue" ? at(root, "issue") : undefined;
+  return Object.assign(base, noteSubjectFields(commentOn, subject, actor), {
+    number: intAt(subject, "iid"),
+    url: textAt(attrs, "url"),
+    commentId: idAt(attrs, "id"),
+    commentBody: strAt(attrs, "note"),
+    threadId: textAt(attrs, "discussion_id"),
+    commentOn,
+    state: stateOf(subject),
+  });
+}
+
+function noteSubjectFields(commentOn: ForgeEvent["commentOn"], subject: unknown, actor: Actor): Partial<ForgeEvent> {
+  if (commentOn === "pull_request") return mergeRequestFields(subject, actor);
+  if (commentOn === "issue") return { title: strAt(subject, "title"), body: strAt(subject, "description") };
+  return {};
 }

@@ -26,6 +26,14 @@ export function isUnderApiRoot(url: URL, apiRoot: URL): boolean {
   return url.origin === apiRoot.origin && url.username === "" && url.password === "" && (url.pathname.startsWith(root) || `${url.pathname}/` === root);
 }
 
+/** What is sent next: a redirect may change all of it but the headers' token. */
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: ArrayBuffer | undefined;
+}
+
 /**
  * The fetch all three libraries are given. It attaches the token itself (the libraries never
  * hold it), refuses any URL off the API root, follows redirects only within it (Node's fetch
@@ -37,36 +45,51 @@ export function guardedFetch(o: GuardedFetchOptions): typeof fetch {
     const request = new Request(input, init);
     const headers = new Headers(request.headers);
     if (o.authorization !== undefined) headers.set("authorization", o.authorization);
-    let method = request.method;
-    let body = request.body ? await request.arrayBuffer() : undefined;
-    let url = new URL(request.url);
+    const out: Outgoing = { url: new URL(request.url), method: request.method, headers, body: request.body ? await request.arrayBuffer() : undefined };
     let redirects = 0;
     let retries = 0;
     for (;;) {
-      if (!isUnderApiRoot(url, o.apiRoot)) throw forgeFailure("forge_unavailable", `refused a request off the forge's API (${url.origin})`);
-      const response = await send(o, url, { method, headers, body, redirect: "manual" }, request.signal);
+      if (!isUnderApiRoot(out.url, o.apiRoot)) throw forgeFailure("forge_unavailable", `refused a request off the forge's API (${out.url.origin})`);
+      const response = await send(o, out.url, { method: out.method, headers: out.headers, body: out.body, redirect: "manual" }, request.signal);
       if (REDIRECTS.has(response.status)) {
-        await response.body?.cancel();
-        const location = response.headers.get("location");
-        if (location === null || ++redirects > MAX_REDIRECTS) throw forgeFailure("forge_unavailable", "the forge redirected without end");
-        url = new URL(location, url);
-        if (!isUnderApiRoot(url, o.apiRoot)) throw forgeFailure("forge_unavailable", `the forge redirected off its API (${url.origin}); not followed`);
-        if (response.status === 303 || (method === "POST" && response.status !== 307 && response.status !== 308)) {
-          method = "GET";
-          body = undefined;
-          headers.delete("content-type");
-        }
+        await followRedirect(o, out, response, ++redirects);
         continue;
       }
-      const wait = o.retryRateLimits && isRateLimited(response, Date.now()) ? rateLimitWaitMs(response.headers, Date.now()) : undefined;
-      if (wait === undefined || !o.budget.mayRetry(wait, retries)) return response;
+      const wait = rateLimitWait(o, response, retries);
+      if (wait === undefined) return response;
       retries++;
-      await response.body?.cancel();
-      await sleep(wait, undefined, { signal: o.budget.signal }).catch(() => {
-        throw forgeFailure("forge_unavailable", "the lane's deadline passed while waiting out a rate limit");
-      });
+      await waitOut(o, response, wait);
     }
   };
+}
+
+/** Points `out` at a redirect's target, if it stays on the API root and the redirects have not gone on too long. */
+async function followRedirect(o: GuardedFetchOptions, out: Outgoing, response: Response, redirects: number): Promise<void> {
+  await response.body?.cancel();
+  const location = response.headers.get("location");
+  if (location === null || redirects > MAX_REDIRECTS) throw forgeFailure("forge_unavailable", "the forge redirected without end");
+  out.url = new URL(location, out.url);
+  if (!isUnderApiRoot(out.url, o.apiRoot)) throw forgeFailure("forge_unavailable", `the forge redirected off its API (${out.url.origin}); not followed`);
+  // A 303, or a 301/302 after a POST, is followed as a GET without the body.
+  if (response.status === 303 || (out.method === "POST" && response.status !== 307 && response.status !== 308)) {
+    out.method = "GET";
+    out.body = undefined;
+    out.headers.delete("content-type");
+  }
+}
+
+/** How long to wait out a rate limit the forge dated, when this fetch waits them out and the lane has the time; else undefined. */
+function rateLimitWait(o: GuardedFetchOptions, response: Response, retries: number): number | undefined {
+  if (!o.retryRateLimits || !isRateLimited(response, Date.now())) return undefined;
+  const wait = rateLimitWaitMs(response.headers, Date.now());
+  return wait !== undefined && o.budget.mayRetry(wait, retries) ? wait : undefined;
+}
+
+async function waitOut(o: GuardedFetchOptions, response: Response, wait: number): Promise<void> {
+  await response.body?.cancel();
+  await sleep(wait, undefined, { signal: o.budget.signal }).catch(() => {
+    throw forgeFailure("forge_unavailable", "the lane's deadline passed while waiting out a rate limit");
+  });
 }
 
 async function send(o: GuardedFetchOptions, url: URL, init: RequestInit, callerSignal: AbortSignal): Promise<Response> {

@@ -2,6 +2,7 @@
 import { Type } from "typebox";
 import { TRACE_STEPS } from "../../deliveries/delivery-trace.js";
 import { RunStatus } from "./bodies.js";
+import { DeliveryAccepted, DeliveryAnswered } from "./delivery-answer-bodies.js";
 import { Enum, Int, MaybeStr, MaybeTime, Nullable, Obj, Str, StrList, Time, ref } from "./body-schema.js";
 
 export const DELIVERY_STATUSES = ["accepted", "launched", "duplicate", "filtered", "invalid", "rate_limited", "quota_exceeded", "launch_error"] as const;
@@ -88,7 +89,10 @@ export const DeliveryDetail = Obj(
 export const EndpointAnswer = Obj(
   {
     status: Type.Integer({ description: "The delivery endpoint's status" }),
-    body: Type.Object({}, { additionalProperties: true, description: "The delivery endpoint's answer body" }),
+    body: Type.Unsafe<Record<string, unknown>>({
+      description: "The delivery endpoint's answer body: one of its documented answers, its error body or a launch gate's denial",
+      anyOf: [...DeliveryAnswered.oneOf, ...DeliveryAccepted.oneOf, { $ref: "ErrorBody#" }, { $ref: "DenialEnvelope#" }],
+    }),
   },
   { description: "The delivery endpoint's answer" },
 );

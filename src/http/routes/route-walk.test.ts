@@ -41,6 +41,57 @@ const PUBLIC = new Set([
   "POST /console/teams/:id/webhooks/:webhook_id/ping",
 ]);
 
+const sendsBody = (method: string) => method !== "GET" && method !== "DELETE";
+
+/** The statuses that refuse an intruder: the runner protocol takes runner tokens only, so a user's token is refused as unauthenticated. */
+const refusedWith = (url: string) => (url.startsWith("/api/runner/") ? [401] : [403, 404]);
+
+/** Org A's resources, one of each kind a route can name, and the intruder's own user id. */
+interface OrgA {
+  /** The resource a route under each prefix names by its `:id`. */
+  idFor: Record<string, string>;
+  hook: string;
+  teamKey: string;
+  secret: string;
+  orgKey: string;
+  bot: string;
+  schedule: string;
+  card: string;
+  connection: string;
+  repoBot: string;
+  runner: string;
+  team: string;
+  member: string;
+  intruder: string;
+}
+
+/** A route's URL with each parameter naming one of org A's resources. */
+function intruderUrl(r: { method: string; url: string }, a: OrgA): string {
+  const key = `${r.method} ${r.url}`;
+  const prefix = Object.keys(a.idFor)
+    .filter((p) => r.url.startsWith(`${p}/:id`))
+    .sort((x, y) => y.length - x.length)[0];
+  return (
+    r.url
+      .replace(":id", prefix ? a.idFor[prefix]! : ":id")
+      // Promoting itself, or removing someone of org A.
+      .replace(":user_id", r.method === "PUT" ? a.intruder : a.member)
+      .replace(":webhook_id", a.hook)
+      .replace(":delivery_id", "dlv_none")
+      .replace(":key_id", r.url.startsWith("/api/orgs") ? a.orgKey : a.teamKey)
+      .replace(":secret_id", a.secret)
+      .replace(":bot_id", a.bot)
+      .replace(":schedule_id", a.schedule)
+      .replace(":card_id", a.card)
+      .replace(":connection_id", a.connection)
+      .replace(":repo_bot_id", a.repoBot)
+      .replace(":runner_id", a.runner)
+      .replace(":n", "1")
+      .concat(key === "GET /api/v1/triggers" ? `?team_id=${a.team}` : "")
+      .concat(key === "GET /api/teams/:id/forge/repos" ? `?connection_id=${a.connection}` : "")
+  );
+}
+
 describe("every registered route", () => {
   let t: TestApp;
 
@@ -54,7 +105,7 @@ describe("every registered route", () => {
     for (const r of t.routes) {
       const key = `${r.method} ${r.url}`;
       const url = r.url.replace(/:([a-z_]+)/g, "x_1");
-      const res = await t.app.inject({ method: r.method as "GET", url, payload: r.method === "GET" || r.method === "DELETE" ? undefined : {} });
+      const res = await t.app.inject({ method: r.method as "GET", url, payload: sendsBody(r.method) ? {} : undefined });
       expect(r.public, `${key} public flag`).toBe(PUBLIC.has(key));
       const refusedForToken = res.statusCode === 401 && JSON.parse(res.body).error === "unauthenticated";
       expect(refusedForToken, key).toBe(!PUBLIC.has(key));
@@ -150,34 +201,29 @@ describe("every registered route", () => {
       "GET /api/users/me/sessions",
       "POST /api/auth/logout",
     ]);
+    const orgA: OrgA = {
+      idFor,
+      hook,
+      teamKey,
+      secret,
+      orgKey,
+      bot,
+      schedule,
+      card,
+      connection,
+      repoBot,
+      runner,
+      team: team.id,
+      member: member.id,
+      intruder: user.id,
+    };
     for (const r of t.routes) {
       const key = `${r.method} ${r.url}`;
       if (PUBLIC.has(key) || own.has(key)) continue;
-      const prefix = Object.keys(idFor)
-        .filter((p) => r.url.startsWith(`${p}/:id`))
-        .sort((a, b) => b.length - a.length)[0];
-      const url = r.url
-        .replace(":id", prefix ? idFor[prefix]! : ":id")
-        // Promoting itself, or removing someone of org A.
-        .replace(":user_id", r.method === "PUT" ? user.id : member.id)
-        .replace(":webhook_id", hook)
-        .replace(":delivery_id", "dlv_none")
-        .replace(":key_id", r.url.startsWith("/api/orgs") ? orgKey : teamKey)
-        .replace(":secret_id", secret)
-        .replace(":bot_id", bot)
-        .replace(":schedule_id", schedule)
-        .replace(":card_id", card)
-        .replace(":connection_id", connection)
-        .replace(":repo_bot_id", repoBot)
-        .replace(":runner_id", runner)
-        .replace(":n", "1")
-        .concat(key === "GET /api/v1/triggers" ? `?team_id=${team.id}` : "")
-        .concat(key === "GET /api/teams/:id/forge/repos" ? `?connection_id=${connection}` : "");
+      const url = intruderUrl(r, orgA);
       expect(url, key).not.toContain(":");
-      const res = await intruder.call(r.method, url, r.method === "GET" || r.method === "DELETE" ? undefined : (bodies[key] ?? {}));
-      // The runner protocol takes runner tokens only: a user's token is refused as unauthenticated.
-      const refused = r.url.startsWith("/api/runner/") ? [401] : [403, 404];
-      expect(refused, `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
+      const res = await intruder.call(r.method, url, sendsBody(r.method) ? (bodies[key] ?? {}) : undefined);
+      expect(refusedWith(r.url), `${key}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
     }
 
     // Org A is as it was.

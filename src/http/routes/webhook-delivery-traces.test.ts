@@ -1,11 +1,10 @@
 import { createHmac } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PRODUCT } from "../../core/product.js";
 import { startTracing, stopTracing } from "../../core/tracing.js";
 import { WORLD } from "../../test-support/fake-forges/world.js";
 import { fakeOf, forgeHook, githubLikeIssueOpened, startForgeWorld, type ForgeWorld, type Hook } from "../../test-support/forge-deliveries.js";
-import { storeKinds } from "../../test-support/harness.js";
+import { seedTenancy, startListeningTestApp, storeKinds } from "../../test-support/harness.js";
 import { FakeCollector, SPAN_CLIENT, SPAN_SERVER, STATUS_ERROR, type CollectedSpan } from "../../test-support/otlp-collector.js";
 
 type Span = CollectedSpan;
@@ -193,36 +192,42 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
     expect(bad.root.parentSpanId ?? "").toBe("");
   });
 
-  it("an API request on a socket is a server span named by its route that continues the caller's trace; what its route does is under it", async () => {
-    await w.t.app.listen({ host: "127.0.0.1", port: 0 });
-    const base = `http://127.0.0.1:${(w.t.app.server.address() as AddressInfo).port}`;
-    const team = w.seed.team.id;
-    const res = await fetch(`${base}/api/teams/${team}/webhooks/${hook.id}/ping`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${w.t.adminToken}`, "content-type": "application/json", traceparent: TRACEPARENT, "x-request-id": "trace-ping" },
-      body: "{}",
-    });
-    expect(res.status).toBe(200);
-    // Untraced: no traceparent, a root span; health checks and metrics make none.
-    expect((await fetch(`${base}/api/teams/${team}/webhooks/${hook.id}`, { headers: { authorization: `Bearer ${w.t.adminToken}` } })).status).toBe(200);
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    await stopTracing();
-    const api = collector.spans.find((s) => s.attributes["request.id"] === "trace-ping")!;
-    expect(api).toMatchObject({
-      name: "POST /api/teams/:id/webhooks/:webhook_id/ping",
-      kind: SERVER,
-      traceId: CALLER_TRACE,
-      parentSpanId: CALLER_SPAN,
-      attributes: { "http.request.method": "POST", "http.route": "/api/teams/:id/webhooks/:webhook_id/ping", "http.response.status_code": 200 },
-    });
-    // The ping's delivery ran inside the request (after its body was read): the request's child.
-    const delivery = collector.spans.find((s) => s.name === "delivery" && s.traceId === CALLER_TRACE)!;
-    expect(delivery.parentSpanId).toBe(api.spanId);
-    const get = collector.spans.find((s) => s.name === "GET /api/teams/:id/webhooks/:webhook_id")!;
-    expect([get.kind, get.parentSpanId ?? ""]).toEqual([SERVER, ""]);
-    expect(collector.spans.filter((s) => s.name.includes("healthz"))).toEqual([]);
-    const text = collector.bodies.join("\n");
-    for (const kept of [w.t.adminToken, hook.token, `/api/teams/${team}`]) expect(text, kept).not.toContain(kept);
+  it("an API request on a socket is a server span named by its route that continues the caller's trace; a ping's delivery over the network continues it", async () => {
+    // A service of its own, listening at its SERVICE_BASE_URL: a ping is sent there over the network.
+    const t = await startListeningTestApp(kind);
+    try {
+      const s = await seedTenancy(t);
+      const generic = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/webhooks`, { provider: "generic", bot_ids: ["review-pr"] })).body;
+      const base = `${t.url}/api/teams/${s.team.id}/webhooks/${generic.config.id}`;
+      const res = await fetch(`${base}/ping`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.adminToken}`, "content-type": "application/json", traceparent: TRACEPARENT, "x-request-id": "trace-ping" },
+        body: JSON.stringify({ token: generic.token }),
+      });
+      expect([res.status, (await res.json()).reached]).toEqual([200, true]);
+      // Untraced: no traceparent, a root span; health checks and metrics make none.
+      expect((await fetch(base, { headers: { authorization: `Bearer ${t.adminToken}` } })).status).toBe(200);
+      expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+      await stopTracing();
+      const api = collector.spans.find((x) => x.attributes["request.id"] === "trace-ping")!;
+      expect(api).toMatchObject({
+        name: "POST /api/teams/:id/webhooks/:webhook_id/ping",
+        kind: SERVER,
+        traceId: CALLER_TRACE,
+        parentSpanId: CALLER_SPAN,
+        attributes: { "http.request.method": "POST", "http.route": "/api/teams/:id/webhooks/:webhook_id/ping", "http.response.status_code": 200 },
+      });
+      // The ping's delivery came back in over the network with the request's traceparent: the request's child.
+      const delivery = collector.spans.find((x) => x.name === "delivery" && x.attributes["webhook.id"] === generic.config.id)!;
+      expect(delivery).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: api.spanId });
+      const get = collector.spans.find((x) => x.name === "GET /api/teams/:id/webhooks/:webhook_id")!;
+      expect([get.kind, get.parentSpanId ?? ""]).toEqual([SERVER, ""]);
+      expect(collector.spans.filter((x) => x.name.includes("healthz"))).toEqual([]);
+      const text = collector.bodies.join("\n");
+      for (const kept of [t.adminToken, generic.token, `/api/teams/${s.team.id}`]) expect(text, kept).not.toContain(kept);
+    } finally {
+      await t.close();
+    }
   });
 
   it("OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf sends the same spans as protobuf, and nothing secret in them", async () => {
