@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { annotateSpan } from "../../core/tracing.js";
 import { Type, type Static } from "typebox";
 import type { PoolScope } from "../../store/runner-tokens.js";
+import { limitsWire } from "../../runs/runner/bot-commands.js";
 import type { AttemptTicket } from "../../runs/runner/runner-transport.js";
 import { usageOf } from "../../runs/runner/usage-line.js";
 import type { RunOutcome } from "../../runs/runs.js";
@@ -40,6 +41,12 @@ const Ticket = Type.Object(
       command: Type.Array(Type.String(), { description: "argv, resolved in the runner's bots folder; a first word `node` is the runner's Node" }),
       timeout_seconds: Type.Number(),
       env: Strings,
+      limits: Type.Optional(
+        Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+          description:
+            "The resource limits the bots file sets for this bot (memory_mib, processes, file_size_mib, open_files, cpu_seconds; 0: none), over the runner's own SERVICE_RUNNER_LIMIT_* defaults",
+        }),
+      ),
     }),
     vars: Strings,
     repo_url: Type.Union([Type.String(), Type.Null()]),
@@ -214,7 +221,13 @@ function ticketView(t: AttemptTicket): Static<typeof Ticket> {
     attempt: t.attempt,
     claim_token: t.claimToken,
     lease_seconds: t.leaseMs / 1000,
-    bot: { id: t.bot.id, command: t.bot.command, timeout_seconds: t.bot.timeoutMs / 1000, env: t.bot.env },
+    bot: {
+      id: t.bot.id,
+      command: t.bot.command,
+      timeout_seconds: t.bot.timeoutMs / 1000,
+      env: t.bot.env,
+      ...(t.bot.limits && { limits: limitsWire(t.bot.limits) }),
+    },
     vars: t.input.vars,
     repo_url: t.input.repoUrl,
     repo_ref: t.input.repoRef,
