@@ -411,8 +411,7 @@ export function openSandbox(settings: RunnerSandboxSettings, hide: string[], log
   if (limits) {
     const defaults = { ...limits.defaults, cpuSeconds: limits.defaults.cpuSeconds === undefined ? "twice timeout_seconds" : limits.defaults.cpuSeconds };
     log.info({ limits: defaults, ceilings: limits.ceilings, processCount: limits.processes }, limitsMessage(limits));
-  }
-  else log.warn({ sandbox: sandbox.mode }, NO_LIMITS);
+  } else log.warn({ sandbox: sandbox.mode }, NO_LIMITS);
   const closed = closeHiddenDirs(sandbox);
   if (closed.length > 0) log.info({ dirs: closed }, `made the data directory private (0700): bots run as ${sandbox.user?.name}`);
   return sandbox;
