@@ -24,12 +24,12 @@ export function registerConsoleActions(forms: App, s: Services): void {
   // A delivery's kept request sent again (team admin); the page of the delivery it gave, or the error on the original's.
   forms.post("/console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", { config }, (req, reply) => redeliver(s, req, reply));
   forms.post("/console/runs/:id/answer", { config }, (req, reply) => answer(s, req, reply));
-  const act = signedInAction(s);
+  const action = signedInAction(s);
   // The same as POST /api/runs/:id/cancel and /resume (team members).
   forms.post(
     "/console/runs/:id/cancel",
     { config },
-    act("Not cancelled", runHere, async (p, req) => {
+    action("Not cancelled", runHere, async (p, req) => {
       await s.runs.cancel(p, params(req).id!);
       return runHere(req);
     }),
@@ -37,7 +37,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/runs/:id/resume",
     { config },
-    act("Not resumed", runHere, async (p, req) => {
+    action("Not resumed", runHere, async (p, req) => {
       const result = await s.runs.resume(p, params(req).id!);
       if (result.kind === "denied") throw new Refused(result.denial.status, result.denial.detail);
       return `/console/runs/${encodeURIComponent(result.run.id)}`;
@@ -47,7 +47,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/teams/:id/webhooks/:webhook_id/rotate",
     { config },
-    act("Not rotated", hookHere, async (p, req) => {
+    action("Not rotated", hookHere, async (p, req) => {
       const raw = String(formOf(req).overlap_seconds ?? "").trim();
       const overlap = raw === "" ? 0 : /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
       const done = await s.webhooks.rotate(p, params(req).id!, params(req).webhook_id!, overlap);
@@ -167,24 +167,28 @@ async function answer(s: Services, req: FastifyRequest, reply: FastifyReply) {
  * page; a service's refusal is shown on a page with a link `back`.
  */
 function signedInAction(s: Services) {
-  return (title: string, back: (req: FastifyRequest) => string, fn: (p: Principal, req: FastifyRequest) => Promise<string | Titled>) =>
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      noStore(reply);
-      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
-      const { principal } = await signedIn(s, req);
-      if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
-      if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
-      const me = await s.tenancy.me(principal);
-      const backLink = html`<p><a href="${back(req)}">Back</a></p>`;
-      try {
-        const done = await fn(principal, req);
-        if (typeof done === "string") return reply.redirect(done, 303);
-        return reply.send(page(done.title, html`${done.body}${backLink}`, me));
-      } catch (err) {
-        const refusal = refusalOf(err);
-        return reply.code(refusal.status).send(page(title, html`<p class="error" role="alert">${refusal.message}</p>${backLink}`, me));
-      }
-    };
+  return (title: string, back: (req: FastifyRequest) => string, fn: Action) => (req: FastifyRequest, reply: FastifyReply) =>
+    act(s, { title, back, fn }, req, reply);
+}
+
+type Action = (p: Principal, req: FastifyRequest) => Promise<string | Titled>;
+
+async function act(s: Services, action: { title: string; back: (req: FastifyRequest) => string; fn: Action }, req: FastifyRequest, reply: FastifyReply) {
+  noStore(reply);
+  if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
+  const { principal } = await signedIn(s, req);
+  if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
+  if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
+  const me = await s.tenancy.me(principal);
+  const backLink = html`<p><a href="${action.back(req)}">Back</a></p>`;
+  try {
+    const done = await action.fn(principal, req);
+    if (typeof done === "string") return reply.redirect(done, 303);
+    return reply.send(page(done.title, html`${done.body}${backLink}`, me));
+  } catch (err) {
+    const refusal = refusalOf(err);
+    return reply.code(refusal.status).send(page(action.title, html`<p class="error" role="alert">${refusal.message}</p>${backLink}`, me));
+  }
 }
 
 /** A refusal's status and message; anything else is no refusal and is thrown on. */

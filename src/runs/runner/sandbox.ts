@@ -408,8 +408,10 @@ export function openSandbox(settings: RunnerSandboxSettings, hide: string[], log
   log.info({ sandbox: sandbox.mode, user: sandbox.user?.name, hidden: sandbox.hide }, "bots run sandboxed per attempt");
   if (sandbox.warning) log.warn({ sandbox: sandbox.mode }, sandbox.warning);
   const limits = sandbox.limits;
-  if (limits) log.info({ limits: limits.defaults, ceilings: limits.ceilings, processCount: limits.processes }, limitsMessage(limits));
-  else log.warn({ sandbox: sandbox.mode }, NO_LIMITS);
+  if (limits) {
+    const defaults = { ...limits.defaults, cpuSeconds: limits.defaults.cpuSeconds === undefined ? "twice timeout_seconds" : limits.defaults.cpuSeconds };
+    log.info({ limits: defaults, ceilings: limits.ceilings, processCount: limits.processes }, limitsMessage(limits));
+  } else log.warn({ sandbox: sandbox.mode }, NO_LIMITS);
   const closed = closeHiddenDirs(sandbox);
   if (closed.length > 0) log.info({ dirs: closed }, `made the data directory private (0700): bots run as ${sandbox.user?.name}`);
   return sandbox;
