@@ -64,7 +64,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/teams/:id/board",
     { config },
-    act("Board not set", teamHere, async (p, req) => {
+    action("Board not set", teamHere, async (p, req) => {
       const mode = String(formOf(req).board_mode ?? "");
       if (!isBoardMode(mode)) throw invalid("board_mode", `board_mode must be ${BOARD_MODES.join(", ")}`);
       await s.tenancy.updateTeam(p, params(req).id!, { board_mode: mode });
@@ -75,7 +75,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/teams/:id/forge/repo-bots/:repo_bot_id/gate",
     { config },
-    act("Gate not set", repoBotHere, async (p, req) => {
+    action("Gate not set", repoBotHere, async (p, req) => {
       const { id, repo_bot_id } = params(req);
       const rb = (await s.repoBots.list(p, id!)).find((b) => b.id === repo_bot_id);
       if (!rb) throw notFound("repo bot");

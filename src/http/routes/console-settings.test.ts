@@ -53,12 +53,14 @@ describe.each(storeKinds())("the console's settings forms on %s", (kind) => {
       const c = await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/connections`, { provider: "github", base_url: gh.server.url, token: "ghp_gate" });
       const rb = (await s.teamAdmin.api.post(`/api/teams/${s.team.id}/forge/repo-bots`, { connection_id: c.body.id, repo: "acme/widgets" })).body;
       const b = browser(t);
-      const [admin, member] = [await consoleToken(s, "teamAdmin"), await consoleToken(s, "member")];
+      const [admin, member, outsider] = [await consoleToken(s, "teamAdmin"), await consoleToken(s, "member"), await consoleToken(s, "outsider")];
       const here = `/console/teams/${s.team.id}/forge/repo-bots/${rb.id}`;
       const page = (await b.get(here, member)).body;
       expect(page).toContain(`<form method="post" action="${here}/gate">`);
       expect(page).toContain('<input type="checkbox" name="review_after_gate">');
       expect((await b.post(`${here}/gate`, member, "gate_context=ci%2Ftest&review_after_gate=on")).statusCode).toBe(403);
+      expect((await b.post(`${here}/gate`, outsider, "gate_context=ci%2Ftest&review_after_gate=on")).statusCode).toBe(404);
+      expect((await b.post(`${here}/gate`, admin, "gate_context=ci%2Ftest&review_after_gate=on", { origin: "https://evil.example" })).statusCode).toBe(403);
       const stored = async () => (await s.member.api.get(`/api/teams/${s.team.id}/forge/repo-bots`)).body.repo_bots.find((x: { id: string }) => x.id === rb.id);
       expect(await stored()).toMatchObject({ gate_context: null, review_after_gate: false });
       const ok = await b.post(`${here}/gate`, admin, "gate_context=ci%2Ftest&review_after_gate=on");
