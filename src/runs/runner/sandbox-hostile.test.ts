@@ -58,7 +58,7 @@ import { spawn } from "node:child_process";
 const mark = "hostile-mark-" + process.env.BOT_RUN_ID;
 spawn("sh", ["-c", "b() { sleep 0.2; b & b & wait; }; b", mark], { stdio: ["ignore", "ignore", "inherit"] });
 // Only synchronous calls from here on: the bomb leaves no process (thread) to spare.
-setTimeout(() => console.log("processes " + fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).length), 4000);
+setTimeout(() => console.log("processes " + fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).length), 6000);
 setInterval(() => {}, 1000);
 `;
 const MEMORY_HOG = `
@@ -127,7 +127,7 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
       JSON.stringify({
         "review-pr": { command: ["node", "hostile.mjs"], providers: ["anthropic"], env, timeout_seconds: 600 },
         improve: { command: ["node", "hostile.mjs"], providers: ["anthropic"], env, timeout_seconds: 8 },
-        "fork-bomb": { command: ["node", "fork-bomb.mjs"], timeout_seconds: 10, limits: { processes: 64 } },
+        "fork-bomb": { command: ["node", "fork-bomb.mjs"], timeout_seconds: 20, limits: { processes: 64 } },
         "memory-hog": { command: ["node", "memory-hog.mjs"], timeout_seconds: 120, limits: { memory_mib: 256 } },
         "disk-filler": { command: DISK_FILLER, timeout_seconds: 120, limits: { file_size_mib: 8 } },
       }),
@@ -284,9 +284,9 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
       expect(seen).toBeGreaterThan(8); // it did multiply…
       expect(seen).toBeLessThanOrEqual(64); // …up to the limit, and no further
       expect(most).toBeLessThanOrEqual(64);
-      expect(await logOf(forks)).toMatch(/Cannot fork/);
-      expect(await pollRun(() => runOf(forks), over, startedAt, 10_000 + KILL_GRACE_MS + 30_000)).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
+      expect(await pollRun(() => runOf(forks), over, startedAt, 20_000 + KILL_GRACE_MS + 30_000)).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
       expect(leftOf(forks)).toEqual([]);
+      expect(await logOf(forks)).toMatch(/Cannot fork/);
     }
 
     const hog = await pollRun(() => runOf(memory), over, startedAt, 90_000);
