@@ -175,9 +175,9 @@ describe("the OpenAPI document", () => {
         body: JSON.stringify({ bot: "review-pr" }),
       });
     const launched = await post(hook.token);
-    expect([launched.status, (await launched.json()).status]).toEqual([200, "launched"]);
+    expect([launched.status, ((await launched.json()) as { status: string }).status]).toEqual([200, "launched"]);
     const refused = await post("not-the-token");
-    expect([refused.status, (await refused.json()).error]).toEqual([401, "invalid_webhook_token"]);
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([401, "invalid_webhook_token"]);
     expect(t.answersChecked.slice(before)).toEqual([`POST ${DELIVERY_ROUTE} → 200`, `POST ${DELIVERY_ROUTE} → 401`]);
 
     // The check fails a field too many or missing, a status word the answer's status does not document, and a 202 body sent as 200.

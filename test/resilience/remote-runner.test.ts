@@ -138,5 +138,6 @@ describe("a runner on a host of its own (runner protocol over HTTP)", () => {
     } finally {
       cluster.stop();
     }
-  });
+    // Two scenarios and a cluster's start: twice the suite's room for one.
+  }, 360_000);
 });
