@@ -146,8 +146,8 @@ export function botLimits(raw: unknown): Partial<ResourceLimits> | Error {
 }
 
 /** Limits as the bots file writes them (0: none), for the runner protocol's ticket. */
-export function limitsWire(limits: Partial<ResourceLimits>): Record<string, number> {
-  const wire: Record<string, number> = {};
+export function limitsWire(limits: Partial<ResourceLimits>): Partial<Record<(typeof LIMIT_FIELDS)[number]["file"], number>> {
+  const wire: Partial<Record<(typeof LIMIT_FIELDS)[number]["file"], number>> = {};
   for (const f of LIMIT_FIELDS) {
     const v = limits[f.key];
     if (v !== undefined) wire[f.file] = v ?? 0;
