@@ -2,6 +2,7 @@ import type { Cidr } from "../core/network-policy.js";
 import type { LogBounds } from "../store/run-logs.js";
 import path from "node:path";
 import { allowedNetworks, type Env, isHttpUrl, lenientOf, parseTrustProxy, platformKeysOf, Reader, unknownNames } from "./env-reader.js";
+import { type ResourceLimits, resourceLimitsOf } from "./resource-limits.js";
 
 /** Every SERVICE_* variable the service reads, parsed once at start by {@link loadConfig}. */
 export interface Config {
@@ -203,7 +204,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     configCacheTtlMs: read.duration("SERVICE_CONFIG_CACHE_TTL", 1000),
     runner: read.oneOf("SERVICE_RUNNER", ["inprocess", "none"] as const, "inprocess"),
     runnerConcurrency: read.integer("SERVICE_RUNNER_CONCURRENCY", 4, 1, 256),
-    runnerSandbox: runnerSandboxOf(env, problems),
+    runnerSandbox: runnerSandboxOf(read, problems),
     runnerLeaseMs: read.duration("SERVICE_RUNNER_LEASE", 60_000),
     botsFile: path.resolve(cwd, read.string("SERVICE_BOTS_FILE", "bots/bots.json")),
     platformKeys: platformKeysOf(env, problems),
@@ -260,12 +261,13 @@ export interface RunnerSandboxSettings {
   mode: "auto" | "bwrap" | "user" | "none";
   /** The unprivileged user bots run as when the runner runs as root (name, uid or uid:gid). */
   user: string;
+  /** Each attempt's processes' resource limits, unless its bot's entry in the bots file says otherwise; undefined: the defaults. */
+  limits?: ResourceLimits;
 }
 
-/** `SERVICE_RUNNER_SANDBOX=auto|bwrap|user|none` (auto) and `SERVICE_RUNNER_USER` (nobody). */
-export function runnerSandboxOf(env: Env, problems: string[]): RunnerSandboxSettings {
-  const read = new Reader(env, problems);
+/** `SERVICE_RUNNER_SANDBOX=auto|bwrap|user|none` (auto), `SERVICE_RUNNER_USER` (nobody) and `SERVICE_RUNNER_LIMIT_*`. */
+export function runnerSandboxOf(read: Reader, problems: string[]): RunnerSandboxSettings {
   const user = read.string("SERVICE_RUNNER_USER", "nobody");
   if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}$|^\d+(:\d+)?$/.test(user)) problems.push("SERVICE_RUNNER_USER: a user name, a uid or uid:gid");
-  return { mode: read.oneOf("SERVICE_RUNNER_SANDBOX", ["auto", "bwrap", "user", "none"] as const, "auto"), user };
+  return { mode: read.oneOf("SERVICE_RUNNER_SANDBOX", ["auto", "bwrap", "user", "none"] as const, "auto"), user, limits: resourceLimitsOf(read, problems) };
 }

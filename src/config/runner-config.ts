@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, runnerSandboxOf, type RunnerSandboxSettings } from "./config.js";
+import { Reader } from "./env-reader.js";
 
 /** What a runner on its own host reads: the service's URL and a runner token, nothing of the house. */
 export interface RunnerConfig {
@@ -12,7 +13,7 @@ export interface RunnerConfig {
   /** Where bots' commands are resolved and run from. */
   botsDir: string;
   logLevel: string;
-  /** How each attempt's bot is isolated (SERVICE_RUNNER_SANDBOX, SERVICE_RUNNER_USER). */
+  /** How each attempt's bot is isolated and bounded (SERVICE_RUNNER_SANDBOX, SERVICE_RUNNER_USER, SERVICE_RUNNER_LIMIT_*). */
   sandbox: RunnerSandboxSettings;
   /** House variables found in the environment: ignored, and removed from it. */
   ignored: string[];
@@ -41,7 +42,7 @@ export function loadRunnerConfig(env: Record<string, string | undefined>, cwd = 
   const concurrency = rawConcurrency ? Number(rawConcurrency) : 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) problems.push("SERVICE_RUNNER_CONCURRENCY: a whole number from 1 to 256");
   const name = (env.SERVICE_RUNNER_NAME ?? os.hostname()).slice(0, 200);
-  const sandbox = runnerSandboxOf(env, problems);
+  const sandbox = runnerSandboxOf(new Reader(env, problems), problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     url,

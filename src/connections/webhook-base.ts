@@ -1,3 +1,5 @@
+import { deliveryUrl } from "../webhooks/webhook-views.js";
+
 /** What a connection's webhook base pin becomes (spec rule 3), or why it is refused. */
 export type WebhookBase =
   /** `base` null clears the pin; `plainHttp` asks for a logged warning (http on a host other than loopback). */
@@ -24,7 +26,5 @@ export function parseWebhookBase(value: string): WebhookBase {
   return { ok: true, base: url.origin, plainHttp: url.protocol === "http:" && !LOOPBACK.test(url.hostname) };
 }
 
-/** The address a forge is told to call for a webhook. */
-export function deliveryAddress(base: string, provider: string, webhookId: string): string {
-  return `${base}/api/webhooks/${provider}/${webhookId}`;
-}
+/** The address a forge is told to call for a webhook: the pin (or SERVICE_BASE_URL), then the delivery route. */
+export const deliveryAddress = deliveryUrl;

@@ -3,6 +3,7 @@ import type { Principal } from "../tenancy/access.js";
 import { html, type Safe } from "./html.js";
 import { statusBadge, table } from "./layout.js";
 import { ROTATION_OVERLAP_MAX_SECONDS } from "../webhooks/webhook-service.js";
+import type { PingResult } from "../deliveries/ping.js";
 
 type Titled = { title: string; body: Safe };
 const when = (isoText: string | null) => (isoText ? html`<time datetime="${isoText}">${isoText.replace("T", " ").slice(0, 19)}</time>` : "");
@@ -63,7 +64,7 @@ ${table(["Received", "Status", "Event", "Subject", "Bot", "Reason", "Run"], rows
 <h2>Test delivery</h2>
 <form method="post" action="${base}/ping">
   ${hook.sign_mode === "token" ? html`<label>Token <input name="token" type="password" autocomplete="off" required placeholder="wh_…"></label>` : ""}
-  <p><button type="submit">Send a test delivery</button> <span class="muted">team admins; the forge's ping (or test push), signed, through the delivery endpoint</span></p>
+  <p><button type="submit">Send a test delivery</button> <span class="muted">team admins; the forge's ping (or test push), signed, sent over the network to the delivery URL above, as the forge would send it</span></p>
 </form>
 <h2>Rotate the token</h2>
 <form method="post" action="${base}/rotate">
@@ -145,4 +146,26 @@ function pretty(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * A test delivery that did not land, or landed with something to check: where it went, what came
+ * back (or why nothing did), and the hint. One that landed cleanly opens its delivery instead.
+ */
+export function pingResultPage(teamId: string, webhookId: string, r: PingResult): Titled {
+  const base = `/console/teams/${teamId}/webhooks/${webhookId}`;
+  const body = r.answer?.body ?? {};
+  const said = [body.status ?? body.error, body.reason ?? body.detail ?? body.message].filter((x) => typeof x === "string").join(": ");
+  const back = r.delivery_id
+    ? html`<a href="${base}/deliveries/${r.delivery_id}">The delivery</a> · <a href="${base}">the delivery log</a>`
+    : html`<a href="${base}">Back to the deliveries</a>`;
+  return {
+    title: r.reached ? "Test delivery landed" : "Test delivery did not land",
+    body: html`<p>${r.event}, signed, sent to <code>${r.url}</code></p>
+${r.unreachable ? html`<p class="error">Unreachable (${r.unreachable.cause}): ${r.unreachable.message}</p>` : ""}
+${r.answer ? html`<p${r.reached ? "" : html` class="error"`}>Answered ${r.answer.status}${said ? html`: ${said}` : ""}</p>` : ""}
+${r.answer?.text ? html`<pre>${r.answer.text}</pre>` : ""}
+${r.hint ? html`<p role="alert"><strong>Check:</strong> ${r.hint}</p>` : ""}
+<p>${back}</p>`,
+  };
 }

@@ -32,6 +32,7 @@ ${table(["Repository", "Webhook", "Hook", "Hook address", "Security-read token"]
 /** One provisioned repository's hook health, read back from the forge now. */
 export async function repoBotHealthPage(s: ConsoleServices, p: Principal, teamId: string, repoBotId: string): Promise<Titled> {
   const r = await s.repoBotHealth.check(p, teamId, repoBotId);
+  const settings = (await s.repoBots.list(p, teamId)).find((b) => b.id === repoBotId);
   const problems = r.problems.map((x) => html`<tr><td><code>${x.code}</code></td><td>${x.detail}</td></tr>`);
   const d = r.deliveries;
   return {
@@ -42,6 +43,20 @@ export async function repoBotHealthPage(s: ConsoleServices, p: Principal, teamId
 <h2>Deliveries</h2>
 <p>Last received: ${r.received.last_delivery_at ?? "never"} · refused unproven since the secret was written: ${r.received.refused_since_written}</p>
 ${d ? html`<p>On the forge: ${d.failed} of the latest ${d.checked} failed${d.latest_failure ? html` (latest ${d.latest_failure.status_code} at ${d.latest_failure.delivered_at})` : ""}</p>` : ""}
-<p class="muted">A team admin repairs the hook with <code>remote repo-bots repair ${teamId} ${repoBotId}</code> or <code>POST /api/teams/${teamId}/forge/repo-bots/${repoBotId}/repair</code>.</p>`,
+<p class="muted">A team admin repairs the hook with <code>remote repo-bots repair ${teamId} ${repoBotId}</code> or <code>POST /api/teams/${teamId}/forge/repo-bots/${repoBotId}/repair</code>.</p>
+${settings ? gateForm(teamId, repoBotId, settings) : ""}`,
   };
+}
+
+/** The repository's CI gate settings, set as a provision sets them (POST …/forge/repo-bots, a team admin's). */
+function gateForm(teamId: string, repoBotId: string, g: { gate_context: string | null; review_after_gate: boolean; auto_fix_on_gate_failure: boolean }): Safe {
+  const box = (name: string, on: boolean, label: string) => html`<label><input type="checkbox" name="${name}"${on ? html` checked` : ""}> ${label}</label>`;
+  return html`<h2>CI gate</h2>
+<form method="post" action="/console/teams/${teamId}/forge/repo-bots/${repoBotId}/gate">
+  <label>Gate <input name="gate_context" value="${g.gate_context ?? ""}" maxlength="200" placeholder="ci/test"></label>
+  <p class="muted">A check run or commit status context on GitHub, a pipeline (or a commit status of that name) on GitLab, a commit status on Forgejo. Empty: no gate lanes.</p>
+  ${box("review_after_gate", g.review_after_gate, "Review after the gate: the automatic review waits for the gate to pass on the head, instead of launching on open and push")}
+  ${box("auto_fix_on_gate_failure", g.auto_fix_on_gate_failure, "Auto-fix: the gate failing on the head launches the branch-improvement bot (at most 3 in a row; needs improve in the bots)")}
+  <p><button type="submit">Save</button> <span class="muted">team admins; saved as a provision of the repository, which writes the hook again only if its address moved</span></p>
+</form>`;
 }

@@ -58,8 +58,25 @@ export async function teamPage(s: ConsoleServices, p: Principal, teamId: string)
   return {
     title: `Team ${team.name}`,
     body: html`<p><a href="/console/teams/${teamId}/runs">Runs</a> · <a href="/console/teams/${teamId}/ledger">Credential ledger</a> · <a href="/console/teams/${teamId}/forge">Forge</a></p>
-<h2>Webhooks</h2>${table(["Webhook", "Provider", "State", "Signing", "Delivery URL"], rows, "No webhooks yet.")}`,
+<h2>Webhooks</h2>${table(["Webhook", "Provider", "State", "Signing", "Delivery URL"], rows, "No webhooks yet.")}
+${boardForm(teamId, team.board_mode)}`,
   };
+}
+
+const BOARD_MODES = [
+  ["off", "off: the issue lanes launch directly"],
+  ["track", "track: one card per issue follows its run"],
+  ["coordinate", "coordinate: the issue's card is the work, launched by the board"],
+] as const;
+
+/** The team's board setting (PATCH /api/teams/{id} board_mode, a team admin's). */
+function boardForm(teamId: string, mode: string): Safe {
+  const options = BOARD_MODES.map(([v, label]) => html`<option value="${v}"${v === mode ? html` selected` : ""}>${label}</option>`);
+  return html`<h2>Board</h2>
+<form method="post" action="/console/teams/${teamId}/board">
+  <label>Board <select name="board_mode">${options}</select></label>
+  <p><button type="submit">Save</button> <span class="muted">team admins; with the board on, an untrusted author's issue waits on it as a needs:approval card</span></p>
+</form>`;
 }
 
 /** A team's runs, newest first. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressInfo } from "node:net";
+import { LIMIT_FIELDS } from "../config/resource-limits.js";
 import { answerChecker } from "../test-support/answer-check.js";
 import { client, seedTenancy, startTestApp, type TestApp } from "../test-support/harness.js";
 import { DeliveryAccepted, DeliveryAnswered } from "./routes/delivery-answer-bodies.js";
@@ -120,6 +121,23 @@ describe("the OpenAPI document", () => {
     expect(listRuns.additionalProperties).toBe(false);
   });
 
+  it("spells out the runner protocol: the ticket closed, its limits by name, its secrets this attempt's only, and the empty claim", () => {
+    type Schema = { properties?: Record<string, Schema>; additionalProperties?: unknown; description?: string; $ref?: string };
+    const ticket = doc.components.schemas.RunnerTicket as Schema;
+    const bot = ticket.properties?.bot;
+    expect(bot?.additionalProperties).toBe(false);
+    expect(Object.keys(bot?.properties?.limits?.properties ?? {})).toEqual(LIMIT_FIELDS.map((f) => f.file));
+    expect(bot?.properties?.limits?.additionalProperties).toBe(false);
+    for (const secret of ["claim_token", "credentials"]) expect(ticket.properties?.[secret]?.description, secret).toMatch(/this attempt (only|alone)/);
+    const answers = (p: string) => doc.paths[`/api/runner/v1/${p}`]?.post?.responses ?? {};
+    const schemaOf = (p: string, status: string) => JSON.stringify(answers(p)[status]?.content?.["application/json"]?.schema);
+    expect(schemaOf("claim", "200")).toContain("#/components/schemas/RunnerTicket");
+    expect(answers("claim")["204"]).toBeDefined();
+    expect(schemaOf("runs/{id}/heartbeat", "200")).toContain("#/components/schemas/RunnerHeartbeat");
+    expect(schemaOf("runs/{id}/output", "200")).toContain("#/components/schemas/RunnerOutputTaken");
+    expect(schemaOf("runs/{id}/finish", "200")).toContain("#/components/schemas/RunnerFinished");
+  });
+
   it("checks every answer a test receives against its route's documented schema", async () => {
     const answers = answerChecker();
     const route = t.routes.find((r) => r.url === "/api/runs/:id");
@@ -175,9 +193,9 @@ describe("the OpenAPI document", () => {
         body: JSON.stringify({ bot: "review-pr" }),
       });
     const launched = await post(hook.token);
-    expect([launched.status, (await launched.json()).status]).toEqual([200, "launched"]);
+    expect([launched.status, ((await launched.json()) as { status: string }).status]).toEqual([200, "launched"]);
     const refused = await post("not-the-token");
-    expect([refused.status, (await refused.json()).error]).toEqual([401, "invalid_webhook_token"]);
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([401, "invalid_webhook_token"]);
     expect(t.answersChecked.slice(before)).toEqual([`POST ${DELIVERY_ROUTE} → 200`, `POST ${DELIVERY_ROUTE} → 401`]);
 
     // The check fails a field too many or missing, a status word the answer's status does not document, and a 202 body sent as 200.

@@ -88,14 +88,17 @@ export async function followRun(
     while (!signal.aborted) {
       const run = await readRun(deps.runs, p, runId);
       if (!run) return send({ type: "end", status: "deleted", reason: "gone" });
+      // The view opens with the run; after that a new state follows the output kept up to it,
+      // so an ended run's last output comes before its final state.
       const state = stateOf(run);
-      if (state !== shown) {
-        shown = state;
-        send({ type: "run", run });
-      }
+      const opening = shown === "";
+      const changed = state !== shown;
+      shown = state;
+      if (opening) send({ type: "run", run });
       const latest = run.attempts.at(-1)?.number;
       cursor.attempt ??= latest;
       const caughtUp = await sendOutput(deps.logs, runId, latest, cursor, send, signal);
+      if (changed && !opening) send({ type: "run", run });
       if (ENDED.has(run.status) && caughtUp && cursor.attempt === latest && !waitsForAnswer(run)) {
         return send({ type: "end", status: run.status, reason: "ended" });
       }

@@ -6,7 +6,7 @@ import { acceptedPrevious } from "./webhook-token.js";
 import { iso } from "../core/iso.js";
 
 /** The URL a forge calls for a webhook: the service's base URL, then the delivery endpoint's path. */
-export function deliveryUrl(baseUrl: string, provider: WebhookConfig["provider"], id: string): string {
+export function deliveryUrl(baseUrl: string, provider: string, id: string): string {
   return `${baseUrl}/api/webhooks/${provider}/${id}`;
 }
 

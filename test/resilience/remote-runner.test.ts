@@ -129,14 +129,19 @@ describe("a runner on a host of its own (runner protocol over HTTP)", () => {
     await revokeStopsRunner((env) => startService({ env }));
   });
 
-  it.skipIf(!pgAvailable())("killed -9, and revoked, on PostgreSQL", async () => {
-    const cluster = await startCluster();
-    try {
-      const databaseUrl = await cluster.createDatabase();
-      await killNineThenResume((env) => startService({ env, databaseUrl }));
-      await revokeStopsRunner((env) => startService({ env, databaseUrl }));
-    } finally {
-      cluster.stop();
-    }
-  });
+  it.skipIf(!pgAvailable())(
+    "killed -9, and revoked, on PostgreSQL",
+    async () => {
+      const cluster = await startCluster();
+      try {
+        const databaseUrl = await cluster.createDatabase();
+        await killNineThenResume((env) => startService({ env, databaseUrl }));
+        await revokeStopsRunner((env) => startService({ env, databaseUrl }));
+      } finally {
+        cluster.stop();
+      }
+      // Two scenarios and a cluster's start: twice the suite's room for one.
+    },
+    360_000,
+  );
 });

@@ -41,26 +41,28 @@ interface Outgoing {
  * by the per-call timeout and the lane's deadline, and throws {@link ForgeFailure} for all of it.
  */
 export function guardedFetch(o: GuardedFetchOptions): typeof fetch {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    const headers = new Headers(request.headers);
-    if (o.authorization !== undefined) headers.set("authorization", o.authorization);
-    const out: Outgoing = { url: new URL(request.url), method: request.method, headers, body: request.body ? await request.arrayBuffer() : undefined };
-    let redirects = 0;
-    let retries = 0;
-    for (;;) {
-      if (!isUnderApiRoot(out.url, o.apiRoot)) throw forgeFailure("forge_unavailable", `refused a request off the forge's API (${out.url.origin})`);
-      const response = await send(o, out.url, { method: out.method, headers: out.headers, body: out.body, redirect: "manual" }, request.signal);
-      if (REDIRECTS.has(response.status)) {
-        await followRedirect(o, out, response, ++redirects);
-        continue;
-      }
-      const wait = rateLimitWait(o, response, retries);
-      if (wait === undefined) return response;
-      retries++;
-      await waitOut(o, response, wait);
+  return (input, init) => fetchGuarded(o, input, init);
+}
+
+async function fetchGuarded(o: GuardedFetchOptions, input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): Promise<Response> {
+  const request = new Request(input, init);
+  const headers = new Headers(request.headers);
+  if (o.authorization !== undefined) headers.set("authorization", o.authorization);
+  const out: Outgoing = { url: new URL(request.url), method: request.method, headers, body: request.body ? await request.arrayBuffer() : undefined };
+  let redirects = 0;
+  let retries = 0;
+  for (;;) {
+    if (!isUnderApiRoot(out.url, o.apiRoot)) throw forgeFailure("forge_unavailable", `refused a request off the forge's API (${out.url.origin})`);
+    const response = await send(o, out.url, { method: out.method, headers: out.headers, body: out.body, redirect: "manual" }, request.signal);
+    if (REDIRECTS.has(response.status)) {
+      await followRedirect(o, out, response, ++redirects);
+      continue;
     }
-  };
+    const wait = rateLimitWait(o, response, retries);
+    if (wait === undefined) return response;
+    retries++;
+    await waitOut(o, response, wait);
+  }
 }
 
 /** Points `out` at a redirect's target, if it stays on the API root and the redirects have not gone on too long. */

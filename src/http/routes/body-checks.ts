@@ -40,6 +40,9 @@ import type {
   DeliveryStopped,
 } from "./delivery-answer-bodies.js";
 import type { cardedBody, noteBody, parkedBody, parkedResultsBody, resultBody, resultsBody, stoppedBody } from "../delivery-answer.js";
+import type { RunnerDesk } from "../../runs/desk/runner-desk.js";
+import type { RunnerFinished, RunnerHeartbeat, RunnerOutputTaken, RunnerTicket } from "./runner-bodies.js";
+import type { ticketView } from "./runners.js";
 import type { Card, Schedule, Trigger } from "./surface-bodies.js";
 import type { Me, NewToken, Org, PasswordReset, PasswordSet, Session, SessionsClosed, Team, Token, User } from "./tenancy-bodies.js";
 
@@ -102,10 +105,19 @@ export type Checks = [
   Same<ReturnType<typeof parkedBody>, Static<typeof DeliveryDeferred> | Static<typeof DeliveryBotFiltered> | Static<typeof DeliveryDuplicate>>,
   Fits<ReturnType<typeof resultsBody>, Static<typeof DeliveryResults>>,
   Fits<ReturnType<typeof parkedResultsBody>["status"], Static<typeof DeliveryResults>["status"] | Static<typeof DeliveryDeferredResults>["status"]>,
+  // The runner protocol's answers (runners.ts).
+  Same<Static<typeof RunnerTicket>, ReturnType<typeof ticketView>>,
+  Same<Static<typeof RunnerHeartbeat>, Awaited<ReturnType<RunnerDesk["heartbeat"]>>>,
+  Same<Static<typeof RunnerOutputTaken>, Awaited<ReturnType<RunnerDesk["output"]>>>,
+  Same<Static<typeof RunnerFinished>, Awaited<ReturnType<RunnerDesk["finish"]>>>,
 ];
 
 /** Each schema matches its view (a mismatch makes its `true` here a compile error). */
 export const VIEWS_MATCH: Checks = [
+  true,
+  true,
+  true,
+  true,
   true,
   true,
   true,

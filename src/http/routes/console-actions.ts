@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ServiceError } from "../../core/errors.js";
+import { invalid, notFound, ServiceError } from "../../core/errors.js";
+import { pingResultPage } from "../../console/delivery-pages.js";
 import { html, type Safe } from "../../console/html.js";
 import { page } from "../../console/layout.js";
 import { sameOrigin } from "../../console/console-session.js";
 import type { Principal } from "../../tenancy/access.js";
+import { BOARD_MODES, type BoardMode } from "../../tenancy/board-mode.js";
 import type { App, Services } from "../services.js";
 import { actionStatusOf, formOf, noStore, params, PUBLIC_ROUTE as config, Refused, SESSION_ENDED, signedIn, signInPage, statusOf } from "./console-replies.js";
 
@@ -11,20 +13,23 @@ type Titled = { title: string; body: Safe };
 
 const runHere = (req: FastifyRequest) => `/console/runs/${encodeURIComponent(params(req).id!)}`;
 const hookHere = (req: FastifyRequest) => `/console/teams/${encodeURIComponent(params(req).id!)}/webhooks/${encodeURIComponent(params(req).webhook_id!)}`;
+const teamHere = (req: FastifyRequest) => `/console/teams/${encodeURIComponent(params(req).id!)}`;
+const repoBotHere = (req: FastifyRequest) => `${teamHere(req)}/forge/repo-bots/${encodeURIComponent(params(req).repo_bot_id!)}`;
+const isBoardMode = (v: string): v is BoardMode => (BOARD_MODES as readonly string[]).includes(v);
 
-/** The console's forms that act on a run or a webhook, as the API's routes for them do. */
+/** The console's forms that act on a run, a webhook, a team's board or a repository's gate, as the API's routes for them do. */
 export function registerConsoleActions(forms: App, s: Services): void {
-  // A signed test delivery through the endpoint (team admin); the page of the delivery it gave.
+  // A signed test delivery over the network to the delivery URL (team admin); the delivery it gave, or what came back.
   forms.post("/console/teams/:id/webhooks/:webhook_id/ping", { config }, (req, reply) => ping(s, req, reply));
   // A delivery's kept request sent again (team admin); the page of the delivery it gave, or the error on the original's.
   forms.post("/console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", { config }, (req, reply) => redeliver(s, req, reply));
   forms.post("/console/runs/:id/answer", { config }, (req, reply) => answer(s, req, reply));
-  const act = signedInAction(s);
+  const action = signedInAction(s);
   // The same as POST /api/runs/:id/cancel and /resume (team members).
   forms.post(
     "/console/runs/:id/cancel",
     { config },
-    act("Not cancelled", runHere, async (p, req) => {
+    action("Not cancelled", runHere, async (p, req) => {
       await s.runs.cancel(p, params(req).id!);
       return runHere(req);
     }),
@@ -32,7 +37,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/runs/:id/resume",
     { config },
-    act("Not resumed", runHere, async (p, req) => {
+    action("Not resumed", runHere, async (p, req) => {
       const result = await s.runs.resume(p, params(req).id!);
       if (result.kind === "denied") throw new Refused(result.denial.status, result.denial.detail);
       return `/console/runs/${encodeURIComponent(result.run.id)}`;
@@ -42,7 +47,7 @@ export function registerConsoleActions(forms: App, s: Services): void {
   forms.post(
     "/console/teams/:id/webhooks/:webhook_id/rotate",
     { config },
-    act("Not rotated", hookHere, async (p, req) => {
+    action("Not rotated", hookHere, async (p, req) => {
       const raw = String(formOf(req).overlap_seconds ?? "").trim();
       const overlap = raw === "" ? 0 : /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
       const done = await s.webhooks.rotate(p, params(req).id!, params(req).webhook_id!, overlap);
@@ -53,6 +58,38 @@ export function registerConsoleActions(forms: App, s: Services): void {
 <p><code class="secret">${done.token}</code></p>
 <p class="muted">${until ? html`The previous token and secret keep working until <time datetime="${until}">${until}</time>.` : "The previous token and secret stopped working now."}</p>`,
       };
+    }),
+  );
+  // The same as PATCH /api/teams/:id with board_mode (team admins).
+  forms.post(
+    "/console/teams/:id/board",
+    { config },
+    action("Board not set", teamHere, async (p, req) => {
+      const mode = String(formOf(req).board_mode ?? "");
+      if (!isBoardMode(mode)) throw invalid("board_mode", `board_mode must be ${BOARD_MODES.join(", ")}`);
+      await s.tenancy.updateTeam(p, params(req).id!, { board_mode: mode });
+      return teamHere(req);
+    }),
+  );
+  // The gate settings set as POST /api/teams/:id/forge/repo-bots sets them (team admins): an unticked box is off.
+  forms.post(
+    "/console/teams/:id/forge/repo-bots/:repo_bot_id/gate",
+    { config },
+    action("Gate not set", repoBotHere, async (p, req) => {
+      const { id, repo_bot_id } = params(req);
+      const rb = (await s.repoBots.list(p, id!)).find((b) => b.id === repo_bot_id);
+      if (!rb) throw notFound("repo bot");
+      const form = formOf(req);
+      const gate = String(form.gate_context ?? "").trim();
+      if (gate.length > 200) throw invalid("gate_context", "gate_context must be at most 200 characters");
+      await s.provisioning.provision(p, id!, {
+        connection_id: rb.connection_id,
+        repo: rb.repo,
+        gate_context: gate,
+        review_after_gate: form.review_after_gate === "on",
+        auto_fix_on_gate_failure: form.auto_fix_on_gate_failure === "on",
+      });
+      return repoBotHere(req);
     }),
   );
 }
@@ -72,7 +109,10 @@ async function ping(s: Services, req: FastifyRequest, reply: FastifyReply) {
   const here = `/console/teams/${encodeURIComponent(id!)}/webhooks/${encodeURIComponent(webhook_id!)}`;
   try {
     const done = await s.pings.ping(principal, id!, webhook_id!, { token: formOf(req).token?.trim() || undefined });
-    return reply.redirect(done.delivery_id ? `${here}/deliveries/${encodeURIComponent(done.delivery_id)}` : here, 303);
+    // Landed with nothing to check: the delivery's own page. Otherwise what came back, and the hint.
+    if (done.reached && done.delivery_id && !done.hint) return reply.redirect(`${here}/deliveries/${encodeURIComponent(done.delivery_id)}`, 303);
+    const shown = pingResultPage(id!, webhook_id!, done);
+    return reply.send(page(shown.title, shown.body, await s.tenancy.me(principal)));
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     const me = await s.tenancy.me(principal);
@@ -127,24 +167,28 @@ async function answer(s: Services, req: FastifyRequest, reply: FastifyReply) {
  * page; a service's refusal is shown on a page with a link `back`.
  */
 function signedInAction(s: Services) {
-  return (title: string, back: (req: FastifyRequest) => string, fn: (p: Principal, req: FastifyRequest) => Promise<string | Titled>) =>
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      noStore(reply);
-      if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
-      const { principal } = await signedIn(s, req);
-      if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
-      if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
-      const me = await s.tenancy.me(principal);
-      const backLink = html`<p><a href="${back(req)}">Back</a></p>`;
-      try {
-        const done = await fn(principal, req);
-        if (typeof done === "string") return reply.redirect(done, 303);
-        return reply.send(page(done.title, html`${done.body}${backLink}`, me));
-      } catch (err) {
-        const refusal = refusalOf(err);
-        return reply.code(refusal.status).send(page(title, html`<p class="error" role="alert">${refusal.message}</p>${backLink}`, me));
-      }
-    };
+  return (title: string, back: (req: FastifyRequest) => string, fn: Action) => (req: FastifyRequest, reply: FastifyReply) =>
+    act(s, { title, back, fn }, req, reply);
+}
+
+type Action = (p: Principal, req: FastifyRequest) => Promise<string | Titled>;
+
+async function act(s: Services, action: { title: string; back: (req: FastifyRequest) => string; fn: Action }, req: FastifyRequest, reply: FastifyReply) {
+  noStore(reply);
+  if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Act from the console's own page."));
+  const { principal } = await signedIn(s, req);
+  if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
+  if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
+  const me = await s.tenancy.me(principal);
+  const backLink = html`<p><a href="${action.back(req)}">Back</a></p>`;
+  try {
+    const done = await action.fn(principal, req);
+    if (typeof done === "string") return reply.redirect(done, 303);
+    return reply.send(page(done.title, html`${done.body}${backLink}`, me));
+  } catch (err) {
+    const refusal = refusalOf(err);
+    return reply.code(refusal.status).send(page(action.title, html`<p class="error" role="alert">${refusal.message}</p>${backLink}`, me));
+  }
 }
 
 /** A refusal's status and message; anything else is no refusal and is thrown on. */

@@ -24,25 +24,7 @@ export function registerConsoleSignIn(forms: App, s: Services): void {
   });
 
   // The same change as PUT /api/users/me/password: the current password, then the new one twice.
-  forms.post("/console/password", { config }, async (req, reply) => {
-    noStore(reply);
-    if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Change the password from the console's own page."));
-    const { principal } = await signedIn(s, req);
-    if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
-    const form = formOf(req);
-    const me = await s.tenancy.me(principal);
-    const password = form.password ?? "";
-    if (password !== (form.password_again ?? ""))
-      return reply.code(400).send(passwordPage(me, principal.passwordChangeRequired, false, "The two new passwords differ."));
-    try {
-      await s.passwords.changeOwn(principal, { password, ...(form.current_password ? { current_password: form.current_password } : {}) });
-    } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
-      return reply.code(statusOf(err, 400)).send(passwordPage(me, principal.passwordChangeRequired, false, err.message));
-    }
-    // A session's restriction is lifted and it goes on; other sessions have ended.
-    return reply.redirect("/console/password?changed=1", 303);
-  });
+  forms.post("/console/password", { config }, (req, reply) => changePassword(s, req, reply));
 
   forms.post("/console/sign-out", { config }, async (req, reply) => {
     if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send();
@@ -84,4 +66,24 @@ async function signInWithPassword(
       setToken(reply, outcome.token, secure);
       return reply.redirect("/console", 303);
   }
+}
+
+async function changePassword(s: Services, req: FastifyRequest, reply: FastifyReply) {
+  noStore(reply);
+  if (!sameOrigin(req, s.config.baseUrl)) return reply.code(403).send(signInPage("Change the password from the console's own page."));
+  const { principal } = await signedIn(s, req);
+  if (!principal) return reply.code(401).send(signInPage(SESSION_ENDED));
+  const form = formOf(req);
+  const me = await s.tenancy.me(principal);
+  const password = form.password ?? "";
+  if (password !== (form.password_again ?? ""))
+    return reply.code(400).send(passwordPage(me, principal.passwordChangeRequired, false, "The two new passwords differ."));
+  try {
+    await s.passwords.changeOwn(principal, { password, ...(form.current_password ? { current_password: form.current_password } : {}) });
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    return reply.code(statusOf(err, 400)).send(passwordPage(me, principal.passwordChangeRequired, false, err.message));
+  }
+  // A session's restriction is lifted and it goes on; other sessions have ended.
+  return reply.redirect("/console/password?changed=1", 303);
 }

@@ -106,18 +106,20 @@ export function registerConsoleRoutes(app: App, s: Services): void {
  * session that must change it, and a service's refusal on a page of its own.
  */
 function pageView(s: Services) {
-  return (fn: Page) => async (req: FastifyRequest, reply: FastifyReply) => {
-    noStore(reply);
-    const { token, principal } = await signedIn(s, req);
-    if (!principal) return sendSignedOut(reply, token);
-    if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
-    const me = await s.tenancy.me(principal);
-    try {
-      const { title, body } = await fn(principal, req);
-      return reply.send(page(title, body, me));
-    } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
-      return reply.code(statusOf(err, 400)).send(page("Not available", html`<p class="error">${err.message}</p>`, me));
-    }
-  };
+  return (fn: Page) => (req: FastifyRequest, reply: FastifyReply) => showPage(s, fn, req, reply);
+}
+
+async function showPage(s: Services, fn: Page, req: FastifyRequest, reply: FastifyReply) {
+  noStore(reply);
+  const { token, principal } = await signedIn(s, req);
+  if (!principal) return sendSignedOut(reply, token);
+  if (principal.passwordChangeRequired) return reply.redirect("/console/password", 303);
+  const me = await s.tenancy.me(principal);
+  try {
+    const { title, body } = await fn(principal, req);
+    return reply.send(page(title, body, me));
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    return reply.code(statusOf(err, 400)).send(page("Not available", html`<p class="error">${err.message}</p>`, me));
+  }
 }

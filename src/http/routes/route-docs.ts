@@ -5,6 +5,7 @@ import { idOf, ref } from "./body-schema.js";
 import { Connection, ForgeRepo, ProvisionedRepoBot, RepoBot, RepoBotHealth } from "./connection-bodies.js";
 import { DELIVERY_ANSWER_SCHEMAS, DeliveryAccepted, DeliveryAnswered } from "./delivery-answer-bodies.js";
 import { Delivery, DeliveryDetail, DeliveryPage, PingResult, RedeliveryResult } from "./delivery-bodies.js";
+import { RUNNER_SCHEMAS, RunnerFinished, RunnerHeartbeat, RunnerOutputTaken, RunnerTicket } from "./runner-bodies.js";
 import { Card, EmitAnswer, Schedule, Trigger } from "./surface-bodies.js";
 import {
   Me,
@@ -164,10 +165,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /api/orgs/:id/runners": doc("listOrgRunners", "List an org's runners", { list: "runners", ...as(Runner) }),
   "DELETE /api/orgs/:id/runners/:runner_id": doc("deleteOrgRunner", "Revoke an org runner", deleted),
   "POST /api/orgs/:id/runners/:runner_id/rotate": doc("rotateOrgRunner", "Rotate an org runner's token", as(NewRunner)),
-  "POST /api/runner/v1/claim": doc("runnerClaim", "Runner: wait for and claim an attempt"),
-  "POST /api/runner/v1/runs/:id/heartbeat": doc("runnerHeartbeat", "Runner: keep a claimed attempt's lease"),
-  "POST /api/runner/v1/runs/:id/output": doc("runnerOutput", "Runner: append an attempt's output lines"),
-  "POST /api/runner/v1/runs/:id/finish": doc("runnerFinish", "Runner: report an attempt's outcome and usage"),
+  "POST /api/runner/v1/claim": doc("runnerClaim", "Runner: wait for and claim an attempt (204: none within the wait)", as(RunnerTicket)),
+  "POST /api/runner/v1/runs/:id/heartbeat": doc("runnerHeartbeat", "Runner: keep a claimed attempt's lease", as(RunnerHeartbeat)),
+  "POST /api/runner/v1/runs/:id/output": doc("runnerOutput", "Runner: append an attempt's output lines", as(RunnerOutputTaken)),
+  "POST /api/runner/v1/runs/:id/finish": doc("runnerFinish", "Runner: report an attempt's outcome and usage", as(RunnerFinished)),
 };
 
 /** Every tag a route names, with what it groups (the document's `tags`). */
@@ -246,6 +247,7 @@ export const SHARED_SCHEMAS = [
   EmitAnswer,
   Card,
   ...DELIVERY_ANSWER_SCHEMAS,
+  ...RUNNER_SCHEMAS,
 ];
 
 /** Fills a route's summary, operationId and responses from ROUTE_DOCS (routes already in the document only). */

@@ -39,6 +39,8 @@ const PUBLIC = new Set([
   "POST /console/teams/:id/webhooks/:webhook_id/rotate",
   "POST /console/teams/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver",
   "POST /console/teams/:id/webhooks/:webhook_id/ping",
+  "POST /console/teams/:id/board",
+  "POST /console/teams/:id/forge/repo-bots/:repo_bot_id/gate",
 ]);
 
 const sendsBody = (method: string) => method !== "GET" && method !== "DELETE";

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
@@ -248,5 +251,48 @@ describe.each(storeKinds())("runner tokens and the runner protocol on %s", (kind
     t.clock.advance(10 * 60_000);
     expect(await metric('service_runners_connected{pool="platform"}')).toEqual(['service_runners_connected{pool="platform"} 0']);
     expect((await metric("service_runner")).join("\n")).not.toMatch(/org_id|team_id|org_/);
+  });
+});
+
+describe.each(storeKinds())("the runner protocol's ticket of a bot the bots file limits, on %s", (kind) => {
+  let t: TestApp;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "bots-"));
+    const bots = { "review-pr": { command: ["node", "examples/summarise-vars.mjs"], timeout_seconds: 60, limits: { memory_mib: 512, processes: 0 } } };
+    writeFileSync(path.join(dir, "bots.json"), JSON.stringify(bots));
+    t = await startTestApp(kind, { SERVICE_BOTS_FILE: path.join(dir, "bots.json") });
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("hands the limits with the ticket as the document names them, and refuses a usage line with a field it does not know", async () => {
+    const s = await seedTenancy(t);
+    const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api/runner/v1`;
+    const runner = (await s.admin.post("/api/admin/runners", { name: "limits" })).body;
+    const call = async (p: string, body: unknown) => {
+      const res = await fetch(`${base}/${p}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${runner.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    };
+    const launched = await s.admin.post("/api/runs", { team_id: s.team.id, bot: "review-pr" });
+    expect(launched.body).toMatchObject({ bot_id: "review-pr" });
+    const runId = launched.body.id;
+    const claimed = await call("claim", { wait_seconds: 0 });
+    expect(claimed.body).toMatchObject({ run_id: runId, bot: { id: "review-pr", limits: { memory_mib: 512, processes: 0 } } });
+    const token = claimed.body.claim_token;
+    const usage = [{ id: "u1", cost_usd: 0.1, input_tokens: 1, output_tokens: 1, tier: "team", amount_type: "metered" }];
+    expect((await call(`runs/${runId}/finish`, { claim_token: token, outcome: { status: "succeeded" }, usage: [{ ...usage[0], gpu: 1 }] })).status).toBe(400);
+    expect((await call(`runs/${runId}/finish`, { claim_token: token, outcome: { status: "succeeded" }, usage })).body).toEqual({ finished: true });
+    // Every answer above was checked against the document (the harness fails the file otherwise).
+    expect(t.answersChecked).toEqual(expect.arrayContaining(["POST /api/runner/v1/claim → 200", "POST /api/runner/v1/runs/:id/finish → 200"]));
   });
 });

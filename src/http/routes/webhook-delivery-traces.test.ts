@@ -204,7 +204,7 @@ describe.each(storeKinds())("OpenTelemetry traces of a delivery on %s", (kind) =
         headers: { authorization: `Bearer ${t.adminToken}`, "content-type": "application/json", traceparent: TRACEPARENT, "x-request-id": "trace-ping" },
         body: JSON.stringify({ token: generic.token }),
       });
-      expect([res.status, (await res.json()).reached]).toEqual([200, true]);
+      expect([res.status, ((await res.json()) as { reached: boolean }).reached]).toEqual([200, true]);
       // Untraced: no traceparent, a root span; health checks and metrics make none.
       expect((await fetch(base, { headers: { authorization: `Bearer ${t.adminToken}` } })).status).toBe(200);
       expect((await fetch(`${t.url}/healthz`)).status).toBe(200);

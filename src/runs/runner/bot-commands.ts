@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { LIMIT_FIELDS, MAX_LIMIT, type ResourceLimits } from "../../config/resource-limits.js";
 import { KEY_PROVIDER_RE } from "../../credentials/credential-names.js";
 
 /** One bot of the bots file: the command the reference runner executes for it. */
@@ -18,6 +19,8 @@ export interface BotCommand {
    * read or write); undefined: contents and metadata read, pull_requests write.
    */
   forgePermissions?: Record<string, "read" | "write">;
+  /** The resource limits its entry sets (`limits`, null: none), over the runner's defaults (SERVICE_RUNNER_LIMIT_*). */
+  limits?: Partial<ResourceLimits>;
   /** The bots file's folder: the command's working directory, so relative paths resolve there. */
   cwd: string;
 }
@@ -29,7 +32,7 @@ const BOT_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /**
  * The reference runner's bots file (JSON): `{ "<bot id>": { "command": [argv…],
- * "timeout_seconds"?: n, "env"?: {…}, "providers"?: [names…] } }`. Read on first use and again when the file changes,
+ * "timeout_seconds"?: n, "env"?: {…}, "providers"?: [names…], "limits"?: {…} } }`. Read on first use and again when the file changes,
  * so editing it needs no restart.
  */
 export class BotCommands {
@@ -103,19 +106,53 @@ function botCommand(name: string, id: string, entry: unknown, dir: string): BotC
   if (!Array.isArray(providers) || !providers.every((p) => typeof p === "string" && KEY_PROVIDER_RE.test(p))) {
     throw new BotsFileError(`${name}: ${id}.providers must list provider names such as anthropic (lower case)`);
   }
-  const forgePermissions = entry.forge_permissions;
-  if (forgePermissions !== undefined && !isPermissionMap(forgePermissions)) {
-    throw new BotsFileError(`${name}: ${id}.forge_permissions must map permission names (contents, pull_requests …) to read or write`);
-  }
   return {
     id,
-    ...(forgePermissions !== undefined && { forgePermissions }),
+    ...narrowings(name, id, entry),
     command: entry.command as string[],
     timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(timeout * 1000),
     env: env as Record<string, string>,
     providers: [...new Set(providers as string[])],
     cwd: dir,
   };
+}
+
+/** What an entry may narrow: its forge token's permissions and its processes' resource limits. */
+function narrowings(name: string, id: string, entry: Record<string, unknown>): Pick<BotCommand, "forgePermissions" | "limits"> {
+  const forgePermissions = entry.forge_permissions;
+  if (forgePermissions !== undefined && !isPermissionMap(forgePermissions)) {
+    throw new BotsFileError(`${name}: ${id}.forge_permissions must map permission names (contents, pull_requests …) to read or write`);
+  }
+  const limits = entry.limits === undefined ? undefined : botLimits(entry.limits);
+  if (limits instanceof Error) throw new BotsFileError(`${name}: ${id}.limits${limits.message}`);
+  return { ...(forgePermissions !== undefined && { forgePermissions }), ...(limits !== undefined && { limits }) };
+}
+
+/**
+ * A bots file entry's `limits` (`{"memory_mib": 8192, "processes": 256, …}`, 0: none), as the
+ * runner applies them; an Error's message ends the sentence "<bot>.limits…" that says what is wrong. Also read from the runner protocol's ticket.
+ */
+export function botLimits(raw: unknown): Partial<ResourceLimits> | Error {
+  const names = LIMIT_FIELDS.map((f) => f.file).join(", ");
+  if (!isObject(raw)) return new Error(` must be an object of ${names}`);
+  const limits: Partial<ResourceLimits> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const field = LIMIT_FIELDS.find((f) => f.file === k);
+    if (!field) return new Error(`: unknown limit ${JSON.stringify(k)} (known: ${names})`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_LIMIT) return new Error(`.${k} must be a whole number (0: no limit)`);
+    limits[field.key] = v === 0 ? null : v;
+  }
+  return limits;
+}
+
+/** Limits as the bots file writes them (0: none), for the runner protocol's ticket. */
+export function limitsWire(limits: Partial<ResourceLimits>): Partial<Record<(typeof LIMIT_FIELDS)[number]["file"], number>> {
+  const wire: Partial<Record<(typeof LIMIT_FIELDS)[number]["file"], number>> = {};
+  for (const f of LIMIT_FIELDS) {
+    const v = limits[f.key];
+    if (v !== undefined) wire[f.file] = v ?? 0;
+  }
+  return wire;
 }
 
 function isPermissionMap(v: unknown): v is Record<string, "read" | "write"> {

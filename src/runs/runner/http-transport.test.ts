@@ -80,6 +80,15 @@ describe("the runner protocol's HTTP transport", () => {
     });
   });
 
+  it("runs the bot under the limits its ticket carries (0: none), leaving out one it does not know", async () => {
+    const limits = { memory_mib: 1024, processes: 0, cpu_seconds: 30, gpu_seconds: 5 };
+    fake.answer(() => ({ status: 200, body: { ...WIRE, bot: { ...WIRE.bot, limits } } }));
+    const claimed = (await transport.claim(new AbortController().signal))!;
+    expect(claimed.bot.limits).toEqual({ memoryMib: 1024, processes: null, cpuSeconds: 30 });
+    fake.answer(() => ({ status: 200, body: { ...WIRE, bot: { ...WIRE.bot, limits: { processes: -1 } } } }));
+    expect((await transport.claim(new AbortController().signal))!.bot).not.toHaveProperty("limits");
+  });
+
   it("tells the service, with the next heartbeat, how many never reached it", async () => {
     fake.answer(() => "drop");
     await expect(transport.heartbeat(ticket)).rejects.toBeInstanceOf(RunnerCallFailed);

@@ -1,4 +1,6 @@
+import { LIMIT_FIELDS } from "../../config/resource-limits.js";
 import { traced, traceHeaders, type TraceSpan } from "../../core/tracing.js";
+import { botLimits } from "./bot-commands.js";
 import type { OutputChunk } from "./bot-output.js";
 import { RunnerTokenRefused, type AttemptReport, type AttemptTicket, type RunnerTransport } from "./runner-transport.js";
 import { usageWire } from "./usage-line.js";
@@ -24,7 +26,8 @@ interface TicketWire {
   attempt: number;
   claim_token: string;
   lease_seconds: number;
-  bot: { id: string; command: string[]; timeout_seconds: number; env: Record<string, string> };
+  /** `limits`: absent from an older service (the runner's defaults apply). */
+  bot: { id: string; command: string[]; timeout_seconds: number; env: Record<string, string>; limits?: Record<string, number> };
   vars: Record<string, string>;
   repo_url: string | null;
   repo_ref: string | null;
@@ -74,13 +77,23 @@ export class HttpTransport implements RunnerTransport {
     );
     if (res === undefined) return undefined;
     const t = res as TicketWire;
+    // A limit this runner does not know (a newer service's) is left out; a bad value leaves its defaults.
+    const limits = t.bot.limits && botLimits(Object.fromEntries(Object.entries(t.bot.limits).filter(([k]) => LIMIT_FIELDS.some((f) => f.file === k))));
     return {
       ...(Object.keys(trace).length > 0 && { trace }),
       runId: t.run_id,
       attempt: t.attempt,
       claimToken: t.claim_token,
       leaseMs: Math.round(t.lease_seconds * 1000),
-      bot: { id: t.bot.id, command: t.bot.command, timeoutMs: Math.round(t.bot.timeout_seconds * 1000), env: t.bot.env, providers: [], cwd: this.o.botsDir },
+      bot: {
+        id: t.bot.id,
+        command: t.bot.command,
+        timeoutMs: Math.round(t.bot.timeout_seconds * 1000),
+        env: t.bot.env,
+        providers: [],
+        cwd: this.o.botsDir,
+        ...(limits && !(limits instanceof Error) && { limits }),
+      },
       input: {
         runId: t.run_id,
         botId: t.bot.id,

@@ -100,3 +100,38 @@ describe("runBotCommand's end", () => {
     expect(left).toEqual([]);
   }, 30_000);
 });
+
+describe.skipIf(!sandbox.limits)("runBotCommand under resource limits", () => {
+  const shell = (script: string, limits: BotCommand["limits"]): BotCommand => ({ ...botRunning(""), command: ["sh", "-c", script], limits });
+
+  it("runs the bot with its limits set, soft and hard", async () => {
+    const seen: OutputChunk[] = [];
+    const script = "grep -E '^Max (data size|processes|file size|open files|cpu time|core file size) ' /proc/self/limits";
+    const exit = await runBotCommand(
+      shell(script, { memoryMib: 512, processes: 200, fileSizeMib: 3, openFiles: 300, cpuSeconds: 40 }),
+      input,
+      new AbortController().signal,
+      sandbox,
+      {},
+      (c) => seen.push(c),
+    );
+    expect(exit).toMatchObject({ kind: "exited", code: 0 });
+    const rows = Object.fromEntries(seen.map((c) => /^Max ([a-z ]+?)\s{2,}(\S+)\s+(\S+)/.exec(c.text)!).map((m) => [m[1], [m[2], m[3]]]));
+    expect(rows).toEqual({
+      "cpu time": ["40", "45"],
+      "file size": [String(3 * 2 ** 20), String(3 * 2 ** 20)],
+      "data size": [String(512 * 2 ** 20), String(512 * 2 ** 20)],
+      "core file size": ["0", "0"],
+      "open files": ["300", "300"],
+      ...(sandbox.limits?.processes !== "off" && { processes: ["200", "200"] }),
+    });
+  });
+
+  it("fails a bot killed by its file size limit with the limit named, and keeps the file at the limit", async () => {
+    const seen: OutputChunk[] = [];
+    const script = "head -c 5000000 /dev/zero > big.bin; s=$?; echo size $(wc -c < big.bin); exit $s";
+    const exit = await runBotCommand(shell(script, { fileSizeMib: 1 }), input, new AbortController().signal, sandbox, {}, (c) => seen.push(c));
+    expect(exit).toMatchObject({ kind: "exited", code: 153, limitHit: "killed: file size limit 1 MiB (SIGXFSZ, exit code 153)" });
+    expect(seen.map((c) => c.text)).toContain(`size ${2 ** 20}\n`);
+  });
+});

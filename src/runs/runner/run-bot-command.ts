@@ -1,8 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { BotCommand } from "./bot-commands.js";
+import { limitHit } from "./limit-hit.js";
 import { MAX_LINE, parseQuestionLine, parseSummaryLine, type BotQuestion, type OutputSink } from "./bot-output.js";
 import { secretMask } from "./mask-secrets.js";
 import { descendantsOf, sandboxCommand, signal as signalProcess, type Sandbox, type SandboxedCommand } from "./sandbox.js";
@@ -26,13 +28,23 @@ export interface BotInput {
  * its last summary line and the question it stopped to ask, if any.
  */
 export type BotExit = (
-  | { kind: "exited"; code: number; usage: BotUsageLine[]; stderrTail: string }
+  | {
+      kind: "exited";
+      /** The exit code; 128 + the signal's number when a signal ended it (as bwrap and the shells report). */
+      code: number;
+      usage: BotUsageLine[];
+      stderrTail: string;
+      /** A failure that a resource limit most likely caused, said plainly (limit-hit.ts). */
+      limitHit?: string;
+    }
   | { kind: "timed_out"; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "aborted"; usage: BotUsageLine[]; stderrTail: string }
   | { kind: "spawn_failed"; message: string; usage: BotUsageLine[]; stderrTail: string }
 ) & { usageWindow?: UsageWindow; summary?: string; question?: BotQuestion };
 
 const STDERR_TAIL = 2000;
+/** A bot asking to be resumed (runner.ts's EXIT_RESUMABLE): its own choice, never put down to a limit. */
+const EXIT_TEMPFAIL = 75;
 /** After SIGTERM an attempt's processes get this long to exit before SIGKILL. */
 export const KILL_GRACE_MS = 5000;
 /**
@@ -88,9 +100,10 @@ export function runBotCommand(
     let exitCode: number | undefined;
     let child: ChildProcessWithoutNullStreams;
     let cmd: SandboxedCommand | undefined;
+    const limits = sandbox.limitsFor(bot);
     try {
       if (!findExecutable(file, env.PATH!)) throw Object.assign(new Error(`spawn ${file} ENOENT`), { code: "ENOENT" });
-      cmd = sandboxCommand(sandbox, file, args, env, path.resolve(bot.cwd));
+      cmd = sandboxCommand(sandbox, file, args, env, path.resolve(bot.cwd), limits);
       child = spawn(cmd.file, cmd.args, { ...cmd.options, stdio: ["pipe", "pipe", "pipe"] }) as ChildProcessWithoutNullStreams;
     } catch (err) {
       // A missing executable, or bad arguments or environment (a NUL, say): no child exists.
@@ -193,10 +206,13 @@ export function runBotCommand(
     };
     const ended = () => {
       if (ending) return settle({ kind: ending, usage, stderrTail: stderr });
-      // bwrap reports a command it could not execute on stderr, with exit code 1.
-      const refused = sandbox.usesBwrap && exitCode === 1 && /^bwrap: /.test(stderr) ? stderr.trim().split("\n")[0] : undefined;
+      // bwrap reports a command it could not execute on stderr, with exit code 1; so does prlimit limits it could not set.
+      const refused =
+        exitCode === 1 && ((sandbox.usesBwrap && /^bwrap: /.test(stderr)) || (limits && /^prlimit: /.test(stderr))) ? stderr.trim().split("\n")[0] : undefined;
       if (refused) return settle({ kind: "spawn_failed", message: refused, usage, stderrTail: stderr });
-      settle({ kind: "exited", code: exitCode ?? 1, usage, stderrTail: stderr });
+      const code = exitCode ?? 1;
+      const hit = limits && code !== 0 && code !== EXIT_TEMPFAIL ? limitHit(code, hide.mask(stderr), limits) : undefined;
+      settle({ kind: "exited", code, usage, stderrTail: stderr, ...(hit && { limitHit: hit }) });
     };
     // No pid: the child never started (missing executable or cwd, no permission); a later error (a failed kill) waits for close.
     child.on("error", (err) => {
@@ -219,8 +235,8 @@ export function runBotCommand(
         quiet,
       );
     };
-    child.on("exit", (code) => {
-      exitCode = code ?? 1;
+    child.on("exit", (code, sig) => {
+      exitCode = code ?? 128 + (sig ? (os.constants.signals[sig] ?? 0) : 0);
       killAll();
       armDrain();
       const again = () => {

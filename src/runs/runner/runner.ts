@@ -209,6 +209,7 @@ export function outcomeOf(exit: BotExit, stopReason: ActiveRun["stopReason"]): R
       if (exit.code === EXIT_RESUMABLE && exit.question)
         return { status: "failed_resumable", failureCode: "QUESTION", detail: exit.question.text, question: exit.question };
       if (exit.code === EXIT_RESUMABLE) return { status: "failed_resumable", failureCode: "BOT_TEMPFAIL", detail: `exit code ${exit.code}` };
+      if (exit.limitHit) return { status: "failed", failureCode: "RESOURCE_LIMIT", detail: exit.limitHit };
       return { status: "failed", failureCode: "BOT_FAILED", detail: `exit code ${exit.code}` };
     case "timed_out":
       return { status: "failed", failureCode: "TIMEOUT", detail: "the bot ran past its timeout and was killed" };

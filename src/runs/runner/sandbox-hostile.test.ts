@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -45,6 +46,29 @@ for (const pid of fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p))) {
 console.log("report " + Buffer.from(JSON.stringify(report)).toString("hex"));
 setInterval(() => {}, 1000);
 `;
+
+/**
+ * Bots that go for the machine's resources, each under small limits of its own: a fork bomb
+ * whose shells wait for their children (so they pile up, a level each 0.2 s, until fork fails),
+ * a process allocating and touching memory without end, and one writing a file without end.
+ */
+const FORK_BOMB = `
+import fs from "node:fs";
+import { spawn } from "node:child_process";
+const mark = "hostile-mark-" + process.env.BOT_RUN_ID;
+spawn("sh", ["-c", "b() { sleep 0.2; b & b & wait; }; b", mark], { stdio: ["ignore", "ignore", "inherit"] });
+// Only synchronous calls from here on: the bomb leaves no process (thread) to spare.
+setTimeout(() => console.log("processes " + fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).length), 6000);
+setInterval(() => {}, 1000);
+`;
+const MEMORY_HOG = `
+const held = [];
+for (;;) {
+  held.push(Buffer.alloc(32 * 1024 * 1024, 1));
+  console.log("allocated " + held.length * 32 + " MiB");
+}
+`;
+const DISK_FILLER = ["sh", "-c", "head -c 100000000 /dev/zero > big.bin; s=$?; echo size $(wc -c < big.bin); exit $s"];
 
 const KEY_A = "sk-ant-hostile-A-PLAINTEXT-00000001";
 const KEY_B = "sk-ant-hostile-B-PLAINTEXT-00000002";
@@ -95,12 +119,17 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bots-"));
     fs.chmodSync(dir, 0o755); // readable by the user bots run as when the runner is root
     fs.writeFileSync(path.join(dir, "hostile.mjs"), HOSTILE);
+    fs.writeFileSync(path.join(dir, "fork-bomb.mjs"), FORK_BOMB);
+    fs.writeFileSync(path.join(dir, "memory-hog.mjs"), MEMORY_HOG);
     const env = { HOSTILE_DATA: t.config.dataDir, HOSTILE_PID: String(process.pid) };
     fs.writeFileSync(
       path.join(dir, "bots.json"),
       JSON.stringify({
         "review-pr": { command: ["node", "hostile.mjs"], providers: ["anthropic"], env, timeout_seconds: 600 },
         improve: { command: ["node", "hostile.mjs"], providers: ["anthropic"], env, timeout_seconds: 8 },
+        "fork-bomb": { command: ["node", "fork-bomb.mjs"], timeout_seconds: 20, limits: { processes: 64 } },
+        "memory-hog": { command: ["node", "memory-hog.mjs"], timeout_seconds: 120, limits: { memory_mib: 256 } },
+        "disk-filler": { command: DISK_FILLER, timeout_seconds: 120, limits: { file_size_mib: 8 } },
       }),
     );
     runner = inProcessRunner(t.services, new BotCommands(path.join(dir, "bots.json")), { concurrency: 2, sandbox });
@@ -220,6 +249,61 @@ describe.skipIf(!machine.usesBwrap && !required).each(storeKinds())("a hostile b
     expect(fs.existsSync(rc.cwd)).toBe(false);
     expect((await s.admin.get(`/api/runs/${c.run.id}`)).body).toMatchObject({ status: "failed_resumable", failure_code: "RUNNER_STOPPED" });
   }, 60_000);
+
+  it("is bounded by its limits: a fork bomb stays within its process limit, and a process past its memory or file size limit fails the attempt, which names the limit", async () => {
+    const sandbox = testSandbox(t.config);
+    if (!sandbox.limits) throw new Error("SERVICE_TEST_REQUIRE_SANDBOX=1 but no resource limits here: prlimit (util-linux) is missing");
+    const bomb = sandbox.limits.processes !== "off";
+    const team = (await s.admin.post(`/api/orgs/${s.org.id}/teams`, { name: "Hostile D" })).body;
+    for (const id of ["fork-bomb", "memory-hog", "disk-filler"]) await s.admin.post(`/api/orgs/${s.org.id}/bots`, { id, name: id });
+    const launched = async (botId: string) => {
+      const r = await t.services.launcher.launch({ teamId: team.id, botId, vars: {}, source: "api", actor: { userId: null, kind: "user" } });
+      if (r.kind !== "launched") throw new Error(`denied: ${botId}`);
+      return r.run.id;
+    };
+    const memory = await launched("memory-hog");
+    const disk = await launched("disk-filler");
+    const forks = bomb ? await launched("fork-bomb") : undefined;
+    const own = inProcessRunner(t.services, new BotCommands(path.join(dir, "bots.json")), { concurrency: 3, sandbox });
+    const startedAt = Date.now();
+    expect(await own.tick()).toBe(bomb ? 3 : 2);
+    const runOf = async (id: string) => (await s.admin.get(`/api/runs/${id}`)).body;
+    const logOf = async (id: string) => String((await s.admin.call("GET", `/api/runs/${id}/attempts/1/log`)).body);
+    const over = (run: { status: string }) => run.status !== "running" && run.status !== "queued";
+
+    if (forks) {
+      // While the bomb runs, the host never sees more of its shells than the limit, and can still start processes.
+      let most = 0;
+      while (!/^processes \d+$/m.test(await logOf(forks))) {
+        most = Math.max(most, leftOf(forks).length);
+        expect(Date.now() - startedAt).toBeLessThan(60_000);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(spawnSync(process.execPath, ["-e", "process.exit(7)"]).status).toBe(7);
+      const seen = Number(/^processes (\d+)$/m.exec(await logOf(forks))![1]);
+      expect(seen).toBeGreaterThan(8); // it did multiply…
+      expect(seen).toBeLessThanOrEqual(64); // …up to the limit, and no further
+      expect(most).toBeLessThanOrEqual(64);
+      expect(await pollRun(() => runOf(forks), over, startedAt, 20_000 + KILL_GRACE_MS + 30_000)).toMatchObject({ status: "failed", failure_code: "TIMEOUT" });
+      expect(leftOf(forks)).toEqual([]);
+      expect(await logOf(forks)).toMatch(/Cannot fork/);
+    }
+
+    const hog = await pollRun(() => runOf(memory), over, startedAt, 90_000);
+    expect(hog).toMatchObject({ status: "failed", failure_code: "RESOURCE_LIMIT" });
+    expect(hog.failure_detail).toMatch(/^stopped at its memory limit 256 MiB per process: its output says "allocation failed" \(exit code 1\)$/);
+    const allocated = [...(await logOf(memory)).matchAll(/^allocated (\d+) MiB$/gm)].map((m) => Number(m[1]));
+    expect(Math.max(0, ...allocated)).toBeLessThan(256);
+
+    const filler = await pollRun(() => runOf(disk), over, startedAt, 90_000);
+    expect(filler).toMatchObject({
+      status: "failed",
+      failure_code: "RESOURCE_LIMIT",
+      failure_detail: "killed: file size limit 8 MiB (SIGXFSZ, exit code 153)",
+    });
+    expect(await logOf(disk)).toContain(`size ${8 * 2 ** 20}`);
+    await own.idle();
+  }, 120_000);
 });
 
 /** Reads the run every 50 ms until `done` holds, failing once `boundMs` have passed since `since`; the run as read last. */

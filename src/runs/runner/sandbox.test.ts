@@ -13,6 +13,9 @@ const machine = (o: Partial<SandboxProbe> & { bwrap?: boolean }): SandboxProbe =
   uid: 1000,
   bwrapWorks: () => o.bwrap ?? false,
   lookupUser: (name) => (name === "nobody" ? NOBODY : undefined),
+  kernel: "6.1.0-28-amd64",
+  prlimit: () => "/usr/bin/prlimit",
+  ceilings: () => ({ nofile: 2048 }),
   ...o,
 });
 const auto = { mode: "auto" as const, user: "nobody" };
@@ -97,5 +100,64 @@ describe("choosing the sandbox", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("bounding each attempt's processes", () => {
+  const bot = { timeoutMs: 600_000 };
+
+  it("counts processes per attempt under bubblewrap on Linux 5.14 and later, per bot user without it, and not at all as the runner's own user", () => {
+    const count = (probe: SandboxProbe) => chooseSandbox(auto, [], probe).limits?.processes;
+    expect(count(machine({ bwrap: true }))).toBe("attempt");
+    expect(count(machine({ bwrap: true, uid: 0 }))).toBe("attempt");
+    expect(count(machine({ uid: 0 }))).toBe("user");
+    expect(count(machine({ bwrap: true, uid: 0, kernel: "5.10.0-30-amd64" }))).toBe("user");
+    expect(count(machine({ bwrap: true, kernel: "5.10.0-30-amd64" }))).toBe("off");
+    expect(count(machine({}))).toBe("off");
+    expect(chooseSandbox(auto, [], machine({ uid: 0 })).limitsFor(bot)).toHaveProperty("processes", 1024);
+    expect(chooseSandbox(auto, [], machine({ bwrap: true, kernel: "5.10.0-30-amd64" })).limitsFor(bot)).not.toHaveProperty("processes");
+    expect(chooseSandbox(auto, [], machine({})).limitsFor(bot)).not.toHaveProperty("processes");
+  });
+
+  it("gives every attempt the defaults, the bot's own limits over them, within the runner's hard limits", () => {
+    const s = chooseSandbox(auto, [], machine({ bwrap: true }));
+    expect(s.limitsFor(bot)).toEqual({ memoryBytes: 4096 * 2 ** 20, processes: 1024, fileSizeBytes: 2048 * 2 ** 20, openFiles: 2048, cpuSeconds: 1200 });
+    expect(s.limitsFor({ timeoutMs: 30_000, limits: { memoryMib: 512, processes: null, cpuSeconds: 10 } })).toEqual({
+      memoryBytes: 512 * 2 ** 20,
+      fileSizeBytes: 2048 * 2 ** 20,
+      openFiles: 2048,
+      cpuSeconds: 10,
+    });
+    const configured = { ...auto, limits: { memoryMib: null, processes: 64, fileSizeMib: 1, openFiles: 100, cpuSeconds: null } };
+    expect(chooseSandbox(configured, [], machine({ bwrap: true })).limitsFor(bot)).toEqual({ processes: 64, fileSizeBytes: 2 ** 20, openFiles: 100 });
+  });
+
+  it("sets none where prlimit is missing or the machine is not Linux, and says so at start", () => {
+    expect(chooseSandbox(auto, [], machine({ bwrap: true, prlimit: () => undefined })).limitsFor(bot)).toBeUndefined();
+    expect(chooseSandbox(auto, [], machine({ platform: "darwin", bwrap: true })).limitsFor(bot)).toBeUndefined();
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    openSandbox(auto, [], createLogger("info", sink), machine({ bwrap: true, prlimit: () => undefined }));
+    expect(lines.map((l) => JSON.parse(l)).find((l) => l.level === 40)?.msg).toMatch(/^bots run without resource limits: prlimit \(util-linux\)/);
+  });
+
+  it("reads the limits' defaults from SERVICE_RUNNER_LIMIT_* (0: none), and rejects what is not a whole number", () => {
+    const config = loadConfig({
+      SERVICE_RUNNER_SANDBOX: "auto",
+      SERVICE_RUNNER_USER: "nobody",
+      SERVICE_RUNNER_LIMIT_MEMORY_MIB: "8192",
+      SERVICE_RUNNER_LIMIT_PROCESSES: "0",
+      SERVICE_RUNNER_LIMIT_CPU_SECONDS: "900",
+    });
+    expect(config.runnerSandbox.limits).toEqual({ memoryMib: 8192, processes: null, fileSizeMib: 2048, openFiles: 4096, cpuSeconds: 900 });
+    expect(config.warnings).toEqual([]);
+    expect(() => loadConfig({ SERVICE_RUNNER_LIMIT_FILE_SIZE_MIB: "1G" })).toThrow(
+      /SERVICE_RUNNER_LIMIT_FILE_SIZE_MIB: must be a whole number \(0: no limit\)/,
+    );
   });
 });

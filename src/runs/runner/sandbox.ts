@@ -4,6 +4,17 @@ import os from "node:os";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { RunnerSandboxSettings } from "../../config/config.js";
+import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from "../../config/resource-limits.js";
+import {
+  type AppliedLimits,
+  attemptLimits,
+  type Ceilings,
+  countsPerNamespace,
+  type LimitPlan,
+  parseCeilings,
+  prlimitArgs,
+  type ProcessCount,
+} from "./attempt-limits.js";
 
 /**
  * How a runner isolates each attempt (docs/security-model.md):
@@ -30,6 +41,12 @@ export interface SandboxProbe {
   bwrapWorks(user?: BotUser): boolean;
   /** The user SERVICE_RUNNER_USER names, or undefined. */
   lookupUser(name: string): BotUser | undefined;
+  /** The kernel's release (`uname -r`). */
+  kernel: string;
+  /** prlimit (util-linux), when it is on PATH and runs. */
+  prlimit(): string | undefined;
+  /** The runner's own hard limits. */
+  ceilings(): Ceilings;
 }
 
 export class SandboxUnavailable extends Error {}
@@ -44,10 +61,17 @@ export class Sandbox {
     readonly user?: BotUser,
     /** Said once at start where isolation is missing or partial: what a bot could reach and how to fix it. */
     readonly warning?: string,
+    /** How each attempt's processes are bounded; undefined: not at all (no prlimit, or not Linux). */
+    readonly limits?: LimitPlan,
   ) {}
 
   get usesBwrap(): boolean {
     return this.mode === "bwrap" || this.mode === "bwrap+user";
+  }
+
+  /** The limits one attempt of this bot runs under; undefined where the runner sets none. */
+  limitsFor(bot: { limits?: Partial<ResourceLimits>; timeoutMs: number }): AppliedLimits | undefined {
+    return this.limits && attemptLimits(this.limits, bot.limits, bot.timeoutMs);
   }
 
   /** No isolation at all (unit tests of the output protocol, and SERVICE_RUNNER_SANDBOX=none). */
@@ -66,6 +90,24 @@ const FIX =
  * start rather than run bots unprotected.
  */
 export function chooseSandbox(settings: RunnerSandboxSettings, hide: string[], probe: SandboxProbe = systemProbe()): Sandbox {
+  const s = chooseIsolation(settings, hide, probe);
+  const prlimit = probe.platform === "linux" ? probe.prlimit() : undefined;
+  if (!prlimit) return s;
+  const plan = { prlimit, defaults: settings.limits ?? DEFAULT_RESOURCE_LIMITS, ceilings: probe.ceilings(), processes: processCount(s.mode, probe.kernel) };
+  return new Sandbox(s.mode, s.hide, s.user, s.warning, plan);
+}
+
+/** Whose processes RLIMIT_NPROC would count, by sandbox (docs/security-model.md, "Resource limits"). */
+function processCount(mode: SandboxMode, kernel: string): ProcessCount {
+  // Under bubblewrap each attempt has a user namespace of its own, where the count starts afresh
+  // (ucounts, Linux 5.14); before that, and without bubblewrap, it counts every process of the uid.
+  if (mode === "bwrap+user" || mode === "user") return mode === "bwrap+user" && countsPerNamespace(kernel) ? "attempt" : "user";
+  // Bots run as the runner's own user: the count would include the runner and all that user runs.
+  if (mode === "bwrap" && countsPerNamespace(kernel)) return "attempt";
+  return "off";
+}
+
+function chooseIsolation(settings: RunnerSandboxSettings, hide: string[], probe: SandboxProbe): Sandbox {
   const dirs = [...new Set(hide.map((d) => path.resolve(d)))];
   const linux = probe.platform === "linux";
   const root = probe.uid === 0;
@@ -144,9 +186,37 @@ export function systemProbe(): SandboxProbe {
       return works;
     },
     lookupUser,
+    kernel: os.release(),
+    prlimit: () => {
+      if (limiter === undefined) {
+        const found = (process.env.PATH ?? "/usr/bin:/bin")
+          .split(":")
+          .map((d) => path.join(d || ".", "prlimit"))
+          .find((p) => isExecutable(p));
+        limiter = found && spawnSync(found, ["--core=0:0", "--", "true"], { stdio: "ignore", timeout: 10_000 }).status === 0 ? found : "";
+      }
+      return limiter || undefined;
+    },
+    ceilings: () => {
+      try {
+        return parseCeilings(fs.readFileSync("/proc/self/limits", "utf8"));
+      } catch {
+        return {};
+      }
+    },
   };
 }
 const probed = new Map<string, boolean>();
+let limiter: string | undefined;
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** A user by name (through NSS, `getent`), by uid, or as uid:gid. */
 export function lookupUser(name: string): BotUser | undefined {
@@ -194,7 +264,14 @@ export interface SandboxedCommand {
  * environment goes through spawn's `env` (never the command line, which /proc shows to all).
  * The child leads a process group of its own (`detached`), so the attempt can be ended whole.
  */
-export function sandboxCommand(sandbox: Sandbox, file: string, args: string[], env: Record<string, string>, botsDir: string): SandboxedCommand {
+export function sandboxCommand(
+  sandbox: Sandbox,
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  botsDir: string,
+  limits?: AppliedLimits,
+): SandboxedCommand {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "bot-attempt-"));
   const cleanup = () => fs.promises.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   try {
@@ -206,14 +283,17 @@ export function sandboxCommand(sandbox: Sandbox, file: string, args: string[], e
   }
   const fullEnv = { ...env, HOME: workDir, TMPDIR: workDir };
   const options = { cwd: workDir, env: fullEnv, detached: true, ...(sandbox.user && { uid: sandbox.user.uid, gid: sandbox.user.gid }) };
-  if (!sandbox.usesBwrap) return { file, args, options, workDir, cleanup };
+  // prlimit sets the limits on itself and execs the bot: inside bubblewrap, so they bind the bot
+  // and not the sandbox's setup, and RLIMIT_NPROC counts in the attempt's own user namespace.
+  const bounded = sandbox.limits && limits ? [sandbox.limits.prlimit, ...prlimitArgs(limits), "--", file, ...args] : [file, ...args];
+  if (!sandbox.usesBwrap) return { file: bounded[0]!, args: bounded.slice(1), options, workDir, cleanup };
   // An empty read-only folder in place of each hidden one: nothing to read, nothing to write.
   const hidden = sandbox.hide.filter((d) => isDir(d)).flatMap((d) => ["--tmpfs", d, "--remount-ro", d]);
   // The bots folder stays in view (read-only) even where it lies under the private /tmp.
   const bots = isDir(botsDir) && !sandbox.hide.some((d) => within(botsDir, d)) ? ["--ro-bind", botsDir, botsDir] : [];
   return {
     file: "bwrap",
-    args: [...bwrapBase(), ...hidden, ...bots, "--bind", workDir, workDir, "--chdir", workDir, "--", file, ...args],
+    args: [...bwrapBase(), ...hidden, ...bots, "--bind", workDir, workDir, "--chdir", workDir, "--", ...bounded],
     options,
     workDir,
     cleanup,
@@ -307,6 +387,18 @@ export function signal(pid: number, sig: NodeJS.Signals): boolean {
   }
 }
 
+const NO_LIMITS =
+  "bots run without resource limits: prlimit (util-linux) is missing or does not work here, so an attempt's processes may take all the memory, processes, disk and CPU the machine gives until its timeout. Install util-linux (Debian: apt-get install util-linux; docs/security-model.md).";
+
+function limitsMessage(plan: LimitPlan): string {
+  const counted = {
+    attempt: "the process limit counts each attempt's own processes (its user namespace)",
+    user: "the process limit counts every process of the bots' user on this host, all attempts together",
+    off: "no process limit: bots run as the runner's own user, whose processes it would count (docs/security-model.md)",
+  }[plan.processes];
+  return `each attempt's processes run under resource limits (prlimit), the bots file's limits over these defaults; ${counted}`;
+}
+
 /**
  * The sandbox a runner process uses for all its attempts, said at start: its mode (info), and
  * where isolation is missing or partial a warning naming what a bot could reach and the fix.
@@ -315,6 +407,11 @@ export function openSandbox(settings: RunnerSandboxSettings, hide: string[], log
   const sandbox = chooseSandbox(settings, hide, probe);
   log.info({ sandbox: sandbox.mode, user: sandbox.user?.name, hidden: sandbox.hide }, "bots run sandboxed per attempt");
   if (sandbox.warning) log.warn({ sandbox: sandbox.mode }, sandbox.warning);
+  const limits = sandbox.limits;
+  if (limits) {
+    const defaults = { ...limits.defaults, cpuSeconds: limits.defaults.cpuSeconds === undefined ? "twice timeout_seconds" : limits.defaults.cpuSeconds };
+    log.info({ limits: defaults, ceilings: limits.ceilings, processCount: limits.processes }, limitsMessage(limits));
+  } else log.warn({ sandbox: sandbox.mode }, NO_LIMITS);
   const closed = closeHiddenDirs(sandbox);
   if (closed.length > 0) log.info({ dirs: closed }, `made the data directory private (0700): bots run as ${sandbox.user?.name}`);
   return sandbox;

@@ -88,6 +88,11 @@ describe("outcomeOf", () => {
     [{ kind: "exited", code: 0, ...base }, undefined, { status: "succeeded" }],
     [{ kind: "exited", code: 75, ...base }, undefined, { status: "failed_resumable", failureCode: "BOT_TEMPFAIL" }],
     [{ kind: "exited", code: 2, ...base }, undefined, { status: "failed", failureCode: "BOT_FAILED" }],
+    [
+      { kind: "exited", code: 153, ...base, limitHit: "killed: file size limit 1 GiB (SIGXFSZ, exit code 153)" },
+      undefined,
+      { status: "failed", failureCode: "RESOURCE_LIMIT", detail: "killed: file size limit 1 GiB (SIGXFSZ, exit code 153)" },
+    ],
     [{ kind: "timed_out", ...base }, undefined, { status: "failed", failureCode: "TIMEOUT" }],
     [{ kind: "aborted", ...base }, "cancel", { status: "cancelled" }],
     [{ kind: "aborted", ...base }, "shutdown", { status: "failed_resumable", failureCode: "RUNNER_STOPPED" }],
