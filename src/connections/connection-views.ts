@@ -1,5 +1,6 @@
 import { iso } from "../core/iso.js";
 import type { ForgeConnectionRow, RepoBotRow } from "../store/forge-connections.js";
+import { gateContextOf } from "./repo-bot-fields.js";
 
 /** A connection as the API shows it: never the credential, only its last four characters. */
 export function connectionView(c: ForgeConnectionRow) {
@@ -25,7 +26,8 @@ export function repoBotView(r: RepoBotRow, webhookId: string | null) {
     webhook_id: webhookId,
     hook_id: r.hook_id,
     hook_url: r.hook_url,
-    gate_context: r.gate_context,
+    // A context stored empty before empty meant none is none too.
+    gate_context: gateContextOf(r.gate_context),
     auto_fix_on_gate_failure: r.auto_fix_on_gate_failure === 1,
     review_after_gate: r.review_after_gate === 1,
     security_read:

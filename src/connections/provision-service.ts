@@ -20,7 +20,7 @@ import { webhookViewOfRow } from "../webhooks/webhook-views.js";
 import type { ConnectionService, OpenConnection } from "./connection-service.js";
 import { repoBotView } from "./connection-views.js";
 import { onForge } from "./forge-errors-as-service.js";
-import { checkRepoBotInput, checkRepoPath, type RepoBotInput, webhookFieldsOf } from "./repo-bot-fields.js";
+import { checkRepoBotInput, checkRepoPath, gateContextOf, type RepoBotInput, webhookFieldsOf } from "./repo-bot-fields.js";
 import { withRepoBotLease } from "./repo-bot-lease.js";
 import type { SecurityRead } from "./security-read.js";
 import { deliveryAddress } from "./webhook-base.js";
@@ -45,7 +45,7 @@ export interface ProvisionDeps {
 /** The gate settings the input sets, as the repo bot's row holds them; a re-provision changes only these. */
 function gateSettingsGiven(input: RepoBotInput) {
   return {
-    ...(input.gate_context !== undefined && { gate_context: input.gate_context }),
+    ...(input.gate_context !== undefined && { gate_context: gateContextOf(input.gate_context) }),
     ...(input.auto_fix_on_gate_failure !== undefined && { auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0 }),
     ...(input.review_after_gate !== undefined && { review_after_gate: input.review_after_gate ? 1 : 0 }),
   };
@@ -77,7 +77,7 @@ export class ProvisionService {
       repo,
       hook_id: null,
       hook_url: null,
-      gate_context: input.gate_context ?? null,
+      gate_context: gateContextOf(input.gate_context),
       auto_fix_on_gate_failure: input.auto_fix_on_gate_failure ? 1 : 0,
       review_after_gate: input.review_after_gate ? 1 : 0,
       created_at: now,

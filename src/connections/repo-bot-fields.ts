@@ -28,6 +28,11 @@ export function webhookFieldsOf(input: RepoBotInput): Record<string, unknown> {
   return Object.fromEntries(WEBHOOK_FIELDS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
 }
 
+/** A gate context as stored and shown: an empty (or blank) one is none, null. */
+export function gateContextOf(context: string | null | undefined): string | null {
+  return context === undefined || context === null || context.trim() === "" ? null : context;
+}
+
 /** Spec rule 1: the base pin and the security token are changed by separate requests. */
 export function checkRepoBotInput(input: RepoBotInput): void {
   if (input.webhook_base_url !== undefined && input.security_read_enabled !== undefined) {

@@ -106,6 +106,22 @@ describe.each(cases)("repo-bots on %s for %s", (kind, _p, forge) => {
     await provision({ overlap: "allow", hold_labels: ["wip"], label_allowlist: [] });
   });
 
+  it("clears the gate with an empty gate_context: none (null) in the answer and the store, as a blank one is", async () => {
+    const stored = async (id: string) =>
+      (await t.store.db.selectFrom("repo_bots").select("gate_context").where("id", "=", id).executeTakeFirstOrThrow()).gate_context;
+    const set = (await provision({ gate_context: "ci/build" })).body;
+    expect([set.gate_context, await stored(set.id)]).toEqual(["ci/build", "ci/build"]);
+    for (const none of ["", "   "]) {
+      expect((await provision({ gate_context: "ci/build" })).body.gate_context).toBe("ci/build");
+      const cleared = (await provision({ gate_context: none })).body;
+      expect([cleared.gate_context, await stored(cleared.id)], JSON.stringify(none)).toEqual([null, null]);
+    }
+    // A context stored empty before empty meant none is shown as none.
+    await t.store.db.updateTable("repo_bots").set({ gate_context: "" }).where("id", "=", set.id).execute();
+    expect((await provision()).body.gate_context).toBeNull();
+    await provision({ gate_context: "ci/test" });
+  });
+
   it("writes nothing to the forge when nothing moved", async () => {
     const writes = hooks.writes().length;
     const requests = server.requests.length;
