@@ -1,4 +1,4 @@
-import { smallYoungWorker } from "./small-worker.js";
+import { Worker } from "node:worker_threads";
 
 /** How often the WAL is copied back: seconds apart, a hot page is written once, not per commit. */
 const CHECKPOINT_EVERY_MS = 2000;
@@ -59,8 +59,7 @@ export function startCheckpointer(
   onStopped: (err: Error) => void = () => undefined,
 ): Checkpointer {
   const data: CheckpointerData = { file, ...timing, restartAfterFrames: RESTART_AFTER_FRAMES };
-  // It allocates next to nothing: 1 MB semi-spaces, not the event loop's 4 MB.
-  const worker = smallYoungWorker(entry, { workerData: data });
+  const worker = new Worker(entry, { workerData: data });
   worker.unref();
   let stopping = false;
   worker.on("error", (err) => {

@@ -1,7 +1,6 @@
-import type { Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import type { CommitAnswer, DeliveryCommit } from "../delivery-ledger.js";
 import type { WriteLock } from "./write-lock.js";
-import { smallYoungWorker } from "./small-worker.js";
 
 /** One delivery's writes as posted to the writer thread. */
 export interface WriterRequest {
@@ -107,7 +106,7 @@ export class SqliteWriter {
   }
 
   private start(): Worker {
-    const worker = smallYoungWorker(this.entry, { workerData: this.data }, WRITER_SEMI_SPACE_MB);
+    const worker = new Worker(this.entry, { workerData: this.data });
     worker.on("message", (replies: WriterReply[]) => this.settle(replies));
     // An error ends the thread: "exit" follows and fails what was on it.
     worker.on("error", (err) => {
@@ -151,13 +150,6 @@ export class SqliteWriter {
     return stoppedError(`the store's writer thread stopped: ${this.lastError?.message ?? "unknown cause"}`, this.lastError);
   }
 }
-
-/**
- * The thread's semi-spaces: 1 MB, not the event loop's 4 MB (`--max-semi-space-size`). What it
- * allocates lives for one shared commit, so its scavenges stay cheap, and it does not keep the
- * 8 MB of young generation the larger ones held resident (bench/ANALYSIS.md, section 37).
- */
-const WRITER_SEMI_SPACE_MB = 1;
 
 /** A thread that stopped again right after a restart waits this long to be started, doubled per failure in a row. */
 const RESTART_AFTER_MS = 1000;
