@@ -14,7 +14,7 @@ export function renderMarkdown(run) {
     `Run ${m.date} on ${m.nproc} cores (${m.cpu}), ${m.memGiB} GiB RAM, Node ${m.node}, ${m.wrk}, Linux ${m.kernel}.`,
     `Load: wrk, ${m.threads} threads, ${m.connections} connections, ${m.seconds} s per throughput scenario after ${m.warmup} s of warm-up,` +
       ` fixed-rate runs ${m.fixedSeconds} s at ${m.rate} requests/s; the load generator shares the machine. Command: \`${m.command}\`.`,
-    `Load average before the run: ${m.loadavg} (1, 5, 15 min). Durability as shipped: SQLite WAL with synchronous=NORMAL (the default), PostgreSQL synchronous_commit=on${m.postgres ? "" : " (not run)"}; runs are not executed (SERVICE_RUNNER=none).`,
+    `Load average before the run: ${m.loadavg} (1, 5, 15 min). Durability as shipped: SQLite WAL with synchronous=NORMAL (the default), PostgreSQL synchronous_commit=on${m.postgres ? "" : " (not run)"}; runs are not executed (SERVICE_RUNNER=none), and the API's rate limit is off (SERVICE_API_RATE_LIMIT=0).`,
     `Bodies: GitHub's \`pull_request.opened\` example from @octokit/webhooks-examples (${m.bodyBytes} bytes), signed per request in wrk's Lua (HMAC-SHA256 midstate), each with a new head sha unless it is a replay.`,
     "",
     "| scenario | store | target | req/s | p50 ms | p99 ms | p99.9 ms | peak RSS | × bare | goal | met? |",

@@ -41,6 +41,8 @@ export async function startService({
     // Every process of a shared store must open the same sealed webhook secrets.
     SERVICE_SEAL_KEY: sealKey,
     SERVICE_RUNNER: "none",
+    // Scenario 5 measures the launch gate, not the API's per-credential rate limit (1200/min).
+    SERVICE_API_RATE_LIMIT: "0",
     SERVICE_LOG_LEVEL: "warn",
     SERVICE_DATABASE_URL: databaseUrl ?? "",
     NODE_ENV: "production",
