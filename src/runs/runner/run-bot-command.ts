@@ -7,7 +7,8 @@ import type { BotCommand } from "./bot-commands.js";
 import { limitHit } from "./limit-hit.js";
 import { MAX_LINE, parseQuestionLine, parseSummaryLine, type BotQuestion, type OutputSink } from "./bot-output.js";
 import { secretMask } from "./mask-secrets.js";
-import { descendantsOf, sandboxCommand, signal as signalProcess, type Sandbox, type SandboxedCommand } from "./sandbox.js";
+import { descendantsOf, signal as signalProcess } from "./process-tree.js";
+import { sandboxCommand, type Sandbox, type SandboxedCommand } from "./sandbox.js";
 import { parseUsageLine, parseUsageWindowLine, type BotUsageLine, type UsageWindow } from "./usage-line.js";
 
 /** What the bot is handed: environment variables and the same facts as JSON on stdin. */
