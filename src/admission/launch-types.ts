@@ -67,11 +67,9 @@ export type LaunchResult =
   | { kind: "denied"; denial: LaunchDenial };
 
 /**
- * A lost race, the one way every launch with a record reports it: the record's key is held, or
- * what it writes left the state it expects (a card no longer ready, a schedule past the
- * occurrence, a retry taken, a row settled meanwhile). Nothing was written. For a delivery,
- * `holder` is the key's holder when known and `recorded` tells whether this delivery's own
- * duplicate row was written (`replayOf`).
+ * A lost race: the record's key is held, or what it writes left the state it expects. Nothing was
+ * written. For a delivery, `holder` is the key's holder when known and `recorded` tells whether
+ * its own duplicate row was written (`replayOf`).
  */
 export type TakenResult = { kind: "taken"; holder: KeyHolder | undefined; recorded: boolean };
 

@@ -70,15 +70,10 @@ export class Launcher {
   }
 
   /**
-   * The only door a run comes in by. What the caller writes with the run is data, a `record`
-   * the store writes in the launch's own commit, never a callback:
-   * - a delivery's row, which commits with the run however the store executes it: in the
-   *   ledger's one commit when no limit applies to the team (store/sqlite/commit-delivery.ts,
-   *   store/postgres/deliver-webhook-calls.sql), else in the gate's transaction;
-   * - a surface's rows (a board card, a trigger's launch, a schedule's occurrence), in the
-   *   gate's transaction.
-   * A lost race, whatever its form (a key's unique index, a row gone from the state the record
-   * expects), answers `taken` and writes nothing.
+   * The only door a run comes in by. What the caller writes with the run is a `record` (data,
+   * never a callback) the store writes in the launch's own commit: the ledger's one commit when
+   * no limit applies to a delivery's team, else the gate's transaction. A lost race answers
+   * `taken` and writes nothing.
    */
   launch(request: LaunchRequest): Promise<LaunchResult>;
   launch(request: LaunchRequest, options: SurfaceLaunchOptions): Promise<SurfaceLaunchResult>;

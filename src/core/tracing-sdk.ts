@@ -1,10 +1,6 @@
 /**
- * The OpenTelemetry SDK behind {@link Tracer}: imported only by `startTracing` once tracing is
- * on, and the only file that imports `@opentelemetry/*`. Spans go in batches to the OTLP/HTTP
- * endpoint as JSON or protobuf (the exporter of the protocol asked for is the only one loaded);
- * the SDK reads the other standard variables itself (OTEL_EXPORTER_OTLP_HEADERS,
- * OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_SERVICE_NAME, OTEL_PROPAGATORS).
+ * The OpenTelemetry SDK behind {@link Tracer}, imported only once tracing is on. Spans go in
+ * batches over OTLP/HTTP, JSON or protobuf; the SDK reads the other `OTEL_*` variables itself.
  */
 import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";

@@ -1,12 +1,7 @@
 /**
- * Optional OpenTelemetry traces, behind one small interface: the rest of the code calls
- * {@link traced} and never imports `@opentelemetry/*`. Off unless an OTLP endpoint is set
- * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), and off with
- * `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. While off, no SDK module is loaded
- * and {@link traced} only calls its work: the SDK is imported (`tracing-sdk.ts`) only by
- * {@link startTracing}, once it is on. An incoming `traceparent` is continued ({@link traced}'s
- * `parent`) and the running span's sent on with {@link traceHeaders}. docs/operations.md
- * (Traces) lists the variables and the spans.
+ * Optional OpenTelemetry traces behind one small interface ({@link traced}); nothing else imports
+ * `@opentelemetry/*`. Off unless an OTLP endpoint is set; while off, no SDK module is loaded.
+ * docs/operations.md (Traces) lists the variables and the spans.
  */
 import type { SpanAttributes, SpanKindName, TraceCarrier, TraceSpan, TracedService, Tracer, TracesProtocol } from "./tracer.js";
 
@@ -26,10 +21,8 @@ const NO_SPAN: TraceSpan = { set() {}, rename() {}, fail() {} };
 let active: Tracer | undefined;
 
 /**
- * Runs `work` in a span named `name`, a child of the span it runs in; a span that runs in none
- * continues the trace `parent` carries (an incoming request's `traceparent`), if any. While
- * tracing is off this is `work(NO_SPAN)` and nothing more. A throw from `work` marks the span
- * failed and is rethrown.
+ * Runs `work` in a span named `name`: a child of the running span, else of the trace `parent`
+ * carries. Off, it is `work(NO_SPAN)`. A throw marks the span failed and is rethrown.
  */
 export function traced<T>(
   name: string,

@@ -13,10 +13,8 @@ function traceable(url: string | undefined): boolean {
 }
 
 /**
- * Hands an API request to `handle` inside a server span that continues the caller's W3C
- * `traceparent`, if any, and ends when the response closes. The request's and the response's
- * events run in it, so whatever its route does after reading the body (a ping's delivery, say)
- * is its child. While tracing is off, `handle` is called and nothing more.
+ * Hands an API request to `handle` inside a server span that continues the caller's
+ * `traceparent` and ends when the response closes. Off, `handle` and nothing more.
  */
 export function handleTraced(req: IncomingMessage, res: ServerResponse, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
   if (!tracingOn() || !traceable(req.url)) {

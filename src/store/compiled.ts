@@ -11,8 +11,7 @@ import { batchStatements } from "./sqlite/group-commit.js";
  * shared commit it skips the executor (about 3 µs a statement) and runs the cached statement
  * itself, on the connection the batch holds. Only the delivery path's hot operations are written
  * this way, one per file named as its verb (store/delivery-path/, the ledgers' admissions and
- * commits in sqlite/ and postgres/): building and compiling them would cost 4–14 µs each
- * (bench/ANALYSIS.md, section 33). Everything else goes through the query builder.
+ * commits in sqlite/ and postgres/); everything else goes through the query builder.
  */
 export class Compiled<Row = unknown> {
   private readonly pgText: string;

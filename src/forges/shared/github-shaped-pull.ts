@@ -7,10 +7,9 @@ const User = Type.Object({ login: Type.String(), id: Type.Number() });
 const RepoRef = Type.Object({ id: Type.Number(), full_name: Type.String() });
 
 /**
- * A pull request as GitHub answers it and Forgejo (Gitea) copies it, naming only the fields read.
- * What the two differ in is optional here: Forgejo's `draft` is missing before the field was
- * added, its labels may be null, its head names `repo_id` beside (or without) `repo`; GitHub's
- * `merged` is missing from a listed pull, which `merged_at` then tells.
+ * A pull request as GitHub answers it and Forgejo copies it, only the fields read. Where they
+ * differ (Forgejo's missing `draft`, null labels, `head.repo_id`; a listed GitHub pull without
+ * `merged`) the field is optional.
  */
 const Pull = Type.Object({
   state: Type.String(),

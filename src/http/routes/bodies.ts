@@ -1,8 +1,6 @@
 /**
- * The API's success bodies, field by field, as the views (`*View` functions) produce them. The
- * checks in body-checks.ts make the compiler hold each schema's type and its view's return type equal
- * both ways, so a field added to a view and not here (or the reverse) does not build; the test
- * harness (test-support/answer-check.ts) checks every answer a test receives against them.
+ * The API's success bodies, field by field, as the `*View` functions produce them; body-checks.ts
+ * holds each equal to its view's type, and the test harness checks every answer against them.
  */
 import { Type } from "typebox";
 import { BOARD_MODES, PROVIDERS, REPLIER_ROLES } from "../../webhooks/webhook-config.js";

@@ -151,10 +151,8 @@ export class HttpTransport implements RunnerTransport {
   }
 
   /**
-   * POSTs `body`; the JSON answer, or undefined for 204. A 401 means the token was refused.
-   * Traced, each call but the heartbeat is a client span (`runner.claim`, `runner.output`,
-   * `runner.finish`; `onAnswer` adds the answer's facts) whose context goes with the call as
-   * `traceparent`, so the service's span of it is its child. Never the body, a token or a line.
+   * POSTs `body`; the JSON answer, or undefined for 204 (a 401: the token was refused). Traced,
+   * each call but the heartbeat is a client span whose context goes with it as `traceparent`.
    */
   private call(path: string, body: unknown, signal?: AbortSignal, onAnswer?: (span: TraceSpan, answer: unknown) => void): Promise<unknown> {
     const op = path.split("/").at(-1)!;
