@@ -1,20 +1,12 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../core/month.js";
-import { githubExample, loadGithubExamples } from "../intake/fixtures/fixtures.js";
+import { githubPullBody } from "../intake/fixtures/fixtures.js";
 import type { CommitAnswer, DeliveryCommit } from "../store/delivery-ledger.js";
 import { findOrgRuns } from "../store/usage.js";
 import { freshTeam, seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../test-support/harness.js";
 
-const examples = loadGithubExamples();
 const sign = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
-function prOpened(sha: string) {
-  const p = githubExample(examples, "pull_request", "opened") as any;
-  p.pull_request.head.sha = sha;
-  p.pull_request.draft = false;
-  return JSON.stringify(p);
-}
-
 /**
  * A month's runs are counted in one place, whichever path launched them: the gate's transaction
  * (an API launch, a resume, a delivery once a limit applies) and the ledger's one commit (a
@@ -45,7 +37,7 @@ describe.each(storeKinds())("a month's run count on %s", (kind) => {
     const made = (await seed.teamAdmin.api.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
     const hook = { id: made.config.id as string, token: made.token as string };
     const deliver = (n: number) => {
-      const body = prOpened(n.toString(16).padStart(40, "0"));
+      const body = githubPullBody(n.toString(16).padStart(40, "0"));
       return t.app.inject({
         method: "POST",
         url: `/api/webhooks/forge_b/${hook.id}`,

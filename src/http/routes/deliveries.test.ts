@@ -1,19 +1,11 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { githubPullBody } from "../../intake/fixtures/fixtures.js";
 import { insertDelivery } from "../../store/deliveries.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 import { testDeliveryRow } from "../../test-support/rows.js";
 
-const examples = loadGithubExamples();
 const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-
-function prOpened(sha: string, draft = false) {
-  const p = githubExample(examples, "pull_request", "opened") as any;
-  p.pull_request.head.sha = sha;
-  p.pull_request.draft = draft;
-  return JSON.stringify(p);
-}
 
 describe.each(storeKinds())("a webhook's delivery log on %s", (kind) => {
   let t: TestApp;
@@ -107,10 +99,10 @@ describe.each(storeKinds())("a webhook's delivery log on %s", (kind) => {
 
   it("opens one delivery with its trace and its run; another team's caller gets 404", async () => {
     const hook = await createHook();
-    const firstAnswer = await github(hook, prOpened("a".repeat(40)));
+    const firstAnswer = await github(hook, githubPullBody("a".repeat(40)));
     expect(firstAnswer.statusCode, firstAnswer.body + t.logs.join("\n")).toBe(200);
-    expect((await github(hook, prOpened("b".repeat(40), true))).statusCode).toBe(200);
-    expect((await github(hook, prOpened("c".repeat(40)), "sha256=00")).statusCode).toBe(401);
+    expect((await github(hook, githubPullBody("b".repeat(40), { draft: true }))).statusCode).toBe(200);
+    expect((await github(hook, githubPullBody("c".repeat(40)), "sha256=00")).statusCode).toBe(401);
     const log = (await seed.member.api.get(`${base}/${hook.id}/deliveries`)).body.deliveries;
     const [bad, draft, launched] = log;
     expect([bad.status, draft.status, launched.status]).toEqual(["invalid", "filtered", "launched"]);

@@ -1,18 +1,11 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { githubPullBody } from "../../intake/fixtures/fixtures.js";
 import { seedTenancy, startTestApp, storeKinds, type Seed, type TestApp } from "../../test-support/harness.js";
 
-const examples = loadGithubExamples();
 const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
-function prOpened(sha: string) {
-  const p = githubExample(examples, "pull_request", "opened") as any;
-  p.pull_request.head.sha = sha;
-  p.pull_request.draft = false;
-  p.pull_request.body = "private code: const SECRET_MARKER = 1;";
-  return JSON.stringify(p);
-}
+const prOpened = (sha: string) => githubPullBody(sha, { body: "private code: const SECRET_MARKER = 1;" });
 
 describe.each(storeKinds())("kept requests and redelivery on %s", (kind) => {
   let t: TestApp;

@@ -1,17 +1,9 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { githubPullBody } from "../../intake/fixtures/fixtures.js";
 import { seedTenancy, startTestApp, storeKinds, type TestApp } from "../../test-support/harness.js";
 
-const examples = loadGithubExamples();
 const sign = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
-function prOpened(sha: string) {
-  const p = githubExample(examples, "pull_request", "opened") as any;
-  p.pull_request.head.sha = sha;
-  p.pull_request.draft = false;
-  return JSON.stringify(p);
-}
-
 /** A team an org admin suspended launches nothing, by the API or by a delivery; reactivated, it launches again. */
 describe.each(storeKinds())("team status at the launch gate on %s", (kind) => {
   let t: TestApp;
@@ -38,7 +30,7 @@ describe.each(storeKinds())("team status at the launch gate on %s", (kind) => {
 
     const run = await seed.member.api.post("/api/runs", { team_id: seed.team.id, bot: "review-pr", vars: {} });
     expect([run.status, run.body]).toEqual([403, { error: "team_suspended", detail: "the team is suspended; only an active team can launch runs" }]);
-    const body = prOpened("5".repeat(40));
+    const body = githubPullBody("5".repeat(40));
     const denied = await deliver(hook, body);
     expect([denied.statusCode, JSON.parse(denied.body).error]).toEqual([403, "team_suspended"]);
     const rows = (await seed.member.api.get(`/api/teams/${seed.team.id}/webhooks/${hook.id}/deliveries`)).body.deliveries;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, githubExample, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
+import { fixture, githubExample, githubPullBody, loadGithubExamples } from "../../intake/fixtures/fixtures.js";
 import { monthOf } from "../../core/month.js";
 import { standardSecret } from "../../forges/shared/verify-standard-webhook.js";
 import { monthlyWebhookCalls } from "../../store/webhook-calls.js";
@@ -11,13 +11,6 @@ const examples = loadGithubExamples();
 const sign = (secret: string, body: string | Buffer) => createHmac("sha256", secret).update(body).digest("hex");
 
 /** GitHub's pull_request.opened example with a head sha of our choosing. */
-function prOpened(sha: string, action = "opened") {
-  const p = githubExample(examples, "pull_request", action) as any;
-  p.pull_request.head.sha = sha;
-  p.pull_request.draft = false;
-  return JSON.stringify(p);
-}
-
 /** Over `inject`, Fastify's route answers; over real HTTP, the fast path takes these requests. */
 const transports = ["inject", "http"] as const;
 const cases = storeKinds().flatMap((kind) => transports.map((transport) => [kind, transport] as const));
@@ -66,7 +59,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("takes the vendor aliases of the provider in the URL", async () => {
       const hook = await createHook({ provider: "github", bot_ids: ["review-pr"] });
-      const body = prOpened("a".repeat(40));
+      const body = githubPullBody("a".repeat(40));
       const r = await deliver("github", hook.id, body, { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${sign(hook.token, body)}` });
       expect(r.statusCode).toBe(200);
     });
@@ -90,7 +83,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     it("answers 410 for a disabled webhook", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
       await seed.teamAdmin.api.patch(`/api/teams/${seed.team.id}/webhooks/${hook.id}`, { enabled: false });
-      const r = await github(hook, prOpened("b".repeat(40)));
+      const r = await github(hook, githubPullBody("b".repeat(40)));
       expect(r.statusCode).toBe(410);
       expect(JSON.parse(r.body).detail).toBe("webhook disabled");
     });
@@ -98,9 +91,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     it("empties the bucket: 429 with Retry-After, a rate_limited row, the throttle metric", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], burst: 2, rate: 0.5 });
       const codes = [];
-      for (let i = 0; i < 3; i++) codes.push((await github(hook, prOpened(`c${i}`.padEnd(40, "0")))).statusCode);
+      for (let i = 0; i < 3; i++) codes.push((await github(hook, githubPullBody(`c${i}`.padEnd(40, "0")))).statusCode);
       expect(codes).toEqual([200, 200, 429]);
-      const r = await github(hook, prOpened("c9".padEnd(40, "0")));
+      const r = await github(hook, githubPullBody("c9".padEnd(40, "0")));
       expect(r.headers["retry-after"]).toBe("2");
       expect((await deliveries(hook.id)).filter((d) => d.status === "rate_limited")).toHaveLength(2);
       expect(await t.services.metrics.text()).toMatch(/service_webhook_throttled_total\{provider="forge_b",reason="rate_limited"\} 2/);
@@ -109,9 +102,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     it("enforces the per-webhook monthly call limit with 429 and counts no denied call", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], monthly_call_limit: 2 });
       const codes = [];
-      for (let i = 0; i < 4; i++) codes.push((await github(hook, prOpened(`d${i}`.padEnd(40, "0")))).statusCode);
+      for (let i = 0; i < 4; i++) codes.push((await github(hook, githubPullBody(`d${i}`.padEnd(40, "0")))).statusCode);
       expect(codes).toEqual([200, 200, 429, 429]);
-      const last = await github(hook, prOpened("d9".padEnd(40, "0")));
+      const last = await github(hook, githubPullBody("d9".padEnd(40, "0")));
       expect(JSON.parse(last.body).detail).toBe("monthly call quota exceeded");
       expect((await deliveries(hook.id)).filter((d) => d.status === "quota_exceeded")).toHaveLength(3);
     });
@@ -123,11 +116,11 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     // is known to this process (the admission then goes first, alone).
     const bodies = {
       "a bad signature": (hook: { id: string }) =>
-        deliver("forge_b", hook.id, prOpened("1".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }),
+        deliver("forge_b", hook.id, githubPullBody("1".repeat(40)), { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }),
       "a filtered event": (hook: { id: string; token: string }) => github(hook, JSON.stringify({ zen: "ping" }), "ping"),
-      "a launching pull request": (hook: { id: string; token: string }) => github(hook, prOpened("2".repeat(40))),
+      "a launching pull request": (hook: { id: string; token: string }) => github(hook, githubPullBody("2".repeat(40))),
       // The first delivery's own event again: its key is held, and this process saw it launch.
-      "a replay of the launched pull request": (hook: { id: string; token: string }) => github(hook, prOpened("3".repeat(40))),
+      "a replay of the launched pull request": (hook: { id: string; token: string }) => github(hook, githubPullBody("3".repeat(40))),
     };
     type RefusedHook = { id: string; token: string; teamId: string; counter: `org:${string}` | `webhook:${string}` };
     const onSeedTeam = async (limits: Record<string, unknown>): Promise<RefusedHook> => {
@@ -154,7 +147,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     ] as const) {
       it.each(Object.keys(bodies))(`${refusal}: %s answers 429`, async (name) => {
         const hook = await makeHook();
-        expect((await github(hook, prOpened("3".repeat(40)))).statusCode).toBe(200);
+        expect((await github(hook, githubPullBody("3".repeat(40)))).statusCode).toBe(200);
         for (let i = 0; i < 2; i++) {
           const r = await bodies[name as keyof typeof bodies](hook);
           expect(r.statusCode, `send ${i + 1}`).toBe(429);
@@ -171,7 +164,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
   describe("forge_b pull requests", () => {
     it("launches a review on opened, acknowledges after commit, and answers a replay as a duplicate", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const body = prOpened("e".repeat(40));
+      const body = githubPullBody("e".repeat(40));
       const first = await github(hook, body);
       expect(first.statusCode).toBe(200);
       const launched = JSON.parse(first.body);
@@ -206,7 +199,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("launches again when the row holding a replayed key is gone: the key seen held is a hint, the store decides", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const body = prOpened("a1".repeat(20));
+      const body = githubPullBody("a1".repeat(20));
       const first = JSON.parse((await github(hook, body)).body);
       expect(first.status).toBe("launched");
       await t.store.db.deleteFrom("webhook_deliveries").where("id", "=", first.delivery_id).execute();
@@ -221,7 +214,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("retries a launch_error row found holding a replayed key under that row", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const body = prOpened("b2".repeat(20));
+      const body = githubPullBody("b2".repeat(20));
       const first = JSON.parse((await github(hook, body)).body);
       await t.store.db
         .updateTable("webhook_deliveries")
@@ -236,7 +229,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("records a bad signature as invalid with 401", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const r = await deliver("forge_b", hook.id, prOpened("f".repeat(40)), {
+      const r = await deliver("forge_b", hook.id, githubPullBody("f".repeat(40)), {
         "x-github-event": "pull_request",
         "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
       });
@@ -247,7 +240,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("filters an author outside the allowlist with 200 and a visible reason", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], author_allowlist: ["someone-else"] });
-      const r = await github(hook, prOpened("1".repeat(40)));
+      const r = await github(hook, githubPullBody("1".repeat(40)));
       expect(r.statusCode).toBe(200);
       expect(JSON.parse(r.body)).toMatchObject({ status: "filtered" });
       expect((await deliveries(hook.id))[0].reason).toMatch(/author/);
@@ -255,9 +248,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("reads an empty event_allowlist as the provider's defaults: a pull request launches; a list without it filters it", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], event_allowlist: [] });
-      expect(JSON.parse((await github(hook, prOpened("f1".repeat(20)))).body)).toMatchObject({ status: "launched" });
+      expect(JSON.parse((await github(hook, githubPullBody("f1".repeat(20)))).body)).toMatchObject({ status: "launched" });
       const narrowed = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], event_allowlist: ["issues"] });
-      expect(JSON.parse((await github(narrowed, prOpened("f2".repeat(20)))).body)).toMatchObject({
+      expect(JSON.parse((await github(narrowed, githubPullBody("f2".repeat(20)))).body)).toMatchObject({
         status: "filtered",
         reason: expect.stringMatching(/event_allowlist/),
       });
@@ -278,9 +271,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
       await admin.put(`/api/teams/${team.id}/members/${seed.teamAdmin.id}`, { role: "admin" });
       const r0 = await seed.teamAdmin.api.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] });
       const hook = { id: r0.body.config.id, token: r0.body.token };
-      const first = JSON.parse((await github(hook, prOpened("2".repeat(40)))).body);
+      const first = JSON.parse((await github(hook, githubPullBody("2".repeat(40)))).body);
       expect(first.status).toBe("launched");
-      const body = prOpened("3".repeat(40));
+      const body = githubPullBody("3".repeat(40));
       const denied = await github(hook, body);
       expect(denied.statusCode).toBe(429);
       expect(denied.headers["retry-after"]).toBe("30");
@@ -301,9 +294,9 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("stops every run bound to a closed pull request and launches nothing", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-      const opened = JSON.parse((await github(hook, prOpened("4".repeat(40)))).body);
+      const opened = JSON.parse((await github(hook, githubPullBody("4".repeat(40)))).body);
       const closed = githubExample(examples, "pull_request", "closed") as any;
-      const openedPayload = JSON.parse(prOpened("4".repeat(40)));
+      const openedPayload = JSON.parse(githubPullBody("4".repeat(40)));
       closed.pull_request.number = openedPayload.pull_request.number;
       closed.repository = openedPayload.repository;
       closed.pull_request.base.repo = openedPayload.pull_request.base.repo;
@@ -329,7 +322,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
     it("launches exactly one run for 1000 concurrent identical deliveries", async () => {
       const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"], burst: 5000, rate: 1000 });
-      const body = prOpened("5".repeat(40));
+      const body = githubPullBody("5".repeat(40));
       const replies = await Promise.all(Array.from({ length: 1000 }, () => github(hook, body)));
       const bodies = replies.map((r) => JSON.parse(r.body));
       expect(replies.every((r) => r.statusCode === 200)).toBe(true);
@@ -430,7 +423,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
 
   it("lets go of the body once it is proven and parsed, before the store's round trip", async () => {
     const hook = await createHook({ provider: "forge_b", bot_ids: ["review-pr"] });
-    const body = prOpened("e".repeat(40));
+    const body = githubPullBody("e".repeat(40));
     const req = {
       provider: "forge_b",
       webhookId: hook.id,
@@ -460,7 +453,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     const team = (await seed.admin.post(`/api/orgs/${org.id}/teams`, { name: "T" })).body;
     const made = (await seed.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
     await seed.admin.patch(`/api/admin/orgs/${org.id}`, { status: "suspended" });
-    const r = await github({ id: made.config.id, token: made.token }, prOpened("7".repeat(40)));
+    const r = await github({ id: made.config.id, token: made.token }, githubPullBody("7".repeat(40)));
     expect(r.statusCode).toBe(403);
     expect(JSON.parse(r.body)).toMatchObject({ error: "org_suspended", detail: "org suspended" });
   });
@@ -471,7 +464,7 @@ describe.each(cases)("webhook delivery endpoint on %s over %s", (kind, transport
     const made = (await seed.admin.post(`/api/teams/${team.id}/webhooks`, { provider: "forge_b", bot_ids: ["review-pr"] })).body;
     expect((await seed.admin.patch(`/api/admin/orgs/${org.id}`, { status: "read-only" })).status).toBe(200);
     const hook = { id: made.config.id, token: made.token };
-    for (const r of [await github(hook, prOpened("8".repeat(40))), await github(hook, JSON.stringify({ zen: "ping" }), "ping")]) {
+    for (const r of [await github(hook, githubPullBody("8".repeat(40))), await github(hook, JSON.stringify({ zen: "ping" }), "ping")]) {
       expect(r.statusCode).toBe(403);
       expect(JSON.parse(r.body)).toMatchObject({ error: "org_suspended", detail: "org suspended" });
     }
@@ -531,7 +524,7 @@ describe.each(storeKinds())("concurrent deliveries of one body on %s", (kind) =>
           payload: body,
           headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${signature}` },
         });
-      const body = prOpened("c".repeat(40));
+      const body = githubPullBody("c".repeat(40));
       const [launched, replay, forged] = await Promise.all([
         send(body, sign(made.token, body)),
         send(body, sign(made.token, body)),
@@ -545,7 +538,7 @@ describe.each(storeKinds())("concurrent deliveries of one body on %s", (kind) =>
       const limitedAgain = await send(body, sign(made.token, body));
       expect(limitedAgain.statusCode).toBe(429);
       t.clock.advance(Number(limitedAgain.headers["retry-after"]) * 1000);
-      const next = prOpened("d".repeat(40));
+      const next = githubPullBody("d".repeat(40));
       const refilled = JSON.parse((await send(next, sign(made.token, next))).body);
       expect(refilled.status).toBe("launched");
 
